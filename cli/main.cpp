@@ -1,0 +1,34 @@
+// k3sim: a discrete-event simulator and cost model for Mixture-of-Experts GPU clusters.
+// This file only wires the subcommand table to CLI11 and turns errors into exit statuses:
+//   0 success, 2 bad input (scenario, flag, topology, config.json), 1 internal error.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <exception>
+
+#include "cli/commands.hpp"
+#include "cli/version.hpp"
+#include "sim/core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"k3sim: step time, all-to-all traffic, KV cache and load balancing of MoE models on GPU clusters"};
+  app.set_version_flag("--version", std::string(k3::cli::version_string()));
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  int exit_status = 0;
+  for (const auto& cmd : k3::cli::commands()) cmd.attach(app, exit_status);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version arrive here with exit code 0; every other parse error is bad input.
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  } catch (const k3::core::InputError& e) {
+    fmt::print(stderr, "k3sim: error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "k3sim: internal error: {}\n", e.what());
+    return 1;
+  }
+  return exit_status;
+}
