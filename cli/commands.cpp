@@ -7,6 +7,8 @@ void attach_model(CLI::App& app, int& exit_status);
 void attach_kv(CLI::App& app, int& exit_status);
 void attach_calibrate(CLI::App& app, int& exit_status);
 void attach_profile(CLI::App& app, int& exit_status);
+void attach_traffic(CLI::App& app, int& exit_status);
+void attach_balance(CLI::App& app, int& exit_status);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -14,6 +16,8 @@ constexpr Command kCommands[] = {
     {"kv", attach_kv},
     {"calibrate", attach_calibrate},
     {"profile", attach_profile},
+    {"traffic", attach_traffic},
+    {"balance", attach_balance},
 };
 }  // namespace
 
