@@ -81,7 +81,7 @@ Section& Report::add_section(std::string id, std::string title) {
 
 Section& Report::add_run_info(const RunInfo& info) {
   Section& s = add_section("scenario", "Scenario as run");
-  Table facts(std::vector<Column>{{"Field", ""}, {"Value", ""}});
+  Table facts({{"Field", ""}, {"Value", ""}});
   facts.add_row({Cell::of_text("Command"), Cell::of_text(info.command)});
   facts.add_row({Cell::of_text("Version"), Cell::of_text(info.version)});
   facts.add_row({Cell::of_text("Seed"), info.seed ? Cell::of_text(std::to_string(*info.seed))
@@ -89,8 +89,8 @@ Section& Report::add_run_info(const RunInfo& info) {
   if (!info.scenario_name.empty()) facts.add_row({Cell::of_text("Scenario"), Cell::of_text(info.scenario_name)});
   s.table(facts);
   if (!info.assumptions.empty()) {
-    Table assumptions(std::vector<Column>{{"Assumption", ""}, {"Value", ""}, {"Source", ""}},
-                      "Every figure from outside k3sim, with its source");
+    Table assumptions({{"Assumption", ""}, {"Value", ""}, {"Source", ""}});
+    assumptions.caption("Every figure from outside k3sim, with its source");
     for (const auto& a : info.assumptions)
       assumptions.add_row({Cell::of_text(a.name), Cell::of_text(a.value), Cell::of_text(a.source)});
     s.table(assumptions);

@@ -13,9 +13,13 @@ Cell Cell::of_number(double value, std::string key, int significant) {
   return Cell{display_number(value, significant), value, std::move(key)};
 }
 
-Table::Table(std::vector<Column> columns, std::string caption)
-    : columns_(std::move(columns)), caption_(std::move(caption)) {
+Table::Table(std::vector<Column> columns) : columns_(std::move(columns)) {
   K3SIM_ASSERT(!columns_.empty(), "a table needs at least one column");
+}
+
+Table& Table::caption(std::string text) {
+  caption_ = std::move(text);
+  return *this;
 }
 
 Table& Table::add_row(std::vector<Cell> cells) {

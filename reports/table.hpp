@@ -24,7 +24,8 @@ struct Cell {
 
 class Table {
  public:
-  explicit Table(std::vector<Column> columns, std::string caption = {});
+  explicit Table(std::vector<Column> columns);
+  Table& caption(std::string text);
   // Throws core::InternalError when the row does not have one cell per column.
   Table& add_row(std::vector<Cell> cells);
   std::size_t rows() const { return rows_.size(); }
