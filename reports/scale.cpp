@@ -43,7 +43,10 @@ std::vector<double> log_ticks(double lo, double hi) {
   if (e_hi == e_lo) ++e_hi;
   std::vector<double> ticks;
   const bool fine = (e_hi - e_lo) < 3;
-  for (int e = e_lo; e <= e_hi; ++e) {
+  // Wide ranges label every k-th decade so that at most about eight labels share the axis.
+  const int stride = std::max(1, (e_hi - e_lo + 7) / 8);
+  e_hi = e_lo + (e_hi - e_lo + stride - 1) / stride * stride;
+  for (int e = e_lo; e <= e_hi; e += stride) {
     const double p = std::pow(10.0, e);
     ticks.push_back(p);
     if (fine && e < e_hi) {

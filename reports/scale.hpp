@@ -10,7 +10,7 @@ namespace k3::reports {
 std::vector<double> nice_ticks(double lo, double hi, int target = 5);
 
 // Powers of ten from floor(log10 lo) to ceil(log10 hi); 2 and 5 multiples added when the range spans
-// fewer than three decades. Both bounds must be > 0.
+// fewer than three decades; every k-th decade when more than eight. Both bounds must be > 0.
 std::vector<double> log_ticks(double lo, double hi);
 
 // Maps a data interval to a pixel interval (pixels may run backwards, as on a y axis).

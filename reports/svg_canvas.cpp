@@ -84,7 +84,7 @@ Svg SvgCanvas::finish() && {
   out.marks = marks_;
   out.markup = fmt::format(
       R"(<svg xmlns="http://www.w3.org/2000/svg" class="chart" data-chart="{}" data-marks="{}" viewBox="0 0 {} {}" width="{}" height="{}" role="img">{}</svg>)",
-      kind_, marks_, px(width_), px(height_), px(width_), px(height_), body_);
+      kind_, marks_, px(width_), px(height_), std::lround(width_), std::lround(height_), body_);
   return out;
 }
 

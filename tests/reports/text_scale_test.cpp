@@ -69,6 +69,12 @@ TEST(ReportScale, LogTicksArePowersOfTen) {
   EXPECT_EQ(log_ticks(3, 4000), (std::vector<double>{1, 10, 100, 1000, 10000}));
   // 2 .. 50 spans two decades: 1-2-5 steps.
   EXPECT_EQ(log_ticks(2, 50), (std::vector<double>{1, 2, 5, 10, 20, 50, 100}));
+  // 1e-13 .. 1 is 13 decades: stride ceil(13 / 8) = 2, the top rounded up to 1e1 to end on a stride.
+  const auto wide = log_ticks(1e-13, 1);
+  ASSERT_EQ(wide.size(), 8u);
+  EXPECT_NEAR(wide.front(), 1e-13, 1e-25);
+  EXPECT_NEAR(wide[1], 1e-11, 1e-23);
+  EXPECT_NEAR(wide.back(), 10, 1e-12);
   EXPECT_THROW(log_ticks(0, 10), k3::core::InternalError);
 }
 
