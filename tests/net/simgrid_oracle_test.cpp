@@ -66,7 +66,7 @@ void expect_same_as_simgrid(const topo::Topology& topology, const std::vector<Pa
   // The flows must not all end together, or the comparison would test one number.
   const auto [lo, hi] = std::minmax_element(reference.begin(), reference.end());
   EXPECT_GT(*hi, 1.5 * *lo);
-  RecordProperty("worst_relative_difference", std::to_string(worst));
+  ::testing::Test::RecordProperty("worst_relative_difference", std::to_string(worst));
 }
 
 std::vector<topo::GpuId> first_gpus(std::uint32_t n) {
