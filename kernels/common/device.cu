@@ -1,5 +1,3 @@
-#include <fmt/format.h>
-
 #include "kernels/common/device.cuh"
 #include "kernels/gpu/gpu_ops.hpp"
 
@@ -7,7 +5,8 @@ namespace k3::kernels {
 
 void cuda_check(cudaError_t status, const char* what, const char* file, int line) {
   if (status != cudaSuccess) {
-    throw core::InternalError(fmt::format("{}:{}: {} failed: {}", file, line, what, cudaGetErrorString(status)));
+    throw core::InternalError(std::string(file) + ":" + std::to_string(line) + ": " + what + " failed: " +
+                              cudaGetErrorString(status));
   }
 }
 

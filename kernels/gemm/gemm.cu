@@ -1,5 +1,3 @@
-#include <fmt/format.h>
-
 #include "kernels/gemm/gemm.cuh"
 #include "kernels/gpu/gpu_ops.hpp"
 
@@ -32,8 +30,8 @@ int as_int(std::size_t v) {
 
 void cublas_check(cublasStatus_t status, const char* what, const char* file, int line) {
   if (status != CUBLAS_STATUS_SUCCESS) {
-    throw core::InternalError(fmt::format("{}:{}: {} failed with cuBLAS status {}", file, line, what,
-                                          static_cast<int>(status)));
+    throw core::InternalError(std::string(file) + ":" + std::to_string(line) + ": " + what +
+                              " failed with cuBLAS status " + std::to_string(static_cast<int>(status)));
   }
 }
 

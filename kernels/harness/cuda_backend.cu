@@ -1,7 +1,5 @@
 // The cuda backend: validates each kernel against its CPU reference at an awkward size, then times it over
 // a shape sweep with CUDA events after warm-up, flushing L2 before every repetition.
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <functional>
 
@@ -19,8 +17,10 @@
 #include "kernels/probes/probes.cuh"
 #include "kernels/qb_histogram/qb_histogram.cuh"
 #include "kernels/rmsnorm/rmsnorm.cuh"
+#include "kernels/rmsnorm/rmsnorm_ref.hpp"
 #include "kernels/router/router.cuh"
 #include "kernels/situ_glu/situ_glu.cuh"
+#include "kernels/situ_glu/situ_glu_ref.hpp"
 
 namespace k3::kernels {
 
@@ -63,9 +63,9 @@ class CudaBackend final : public Backend {
     cost::DeviceIdentity d;
     d.backend = "cuda";
     d.name = prop.name;
-    d.driver = fmt::format("CUDA driver API {}.{}", driver / 1000, (driver % 1000) / 10);
-    d.runtime = fmt::format("CUDA runtime {}.{}", runtime / 1000, (runtime % 1000) / 10);
-    d.compute_capability = fmt::format("{}.{}", prop.major, prop.minor);
+    d.driver = "CUDA driver API " + std::to_string(driver / 1000) + "." + std::to_string((driver % 1000) / 10);
+    d.runtime = "CUDA runtime " + std::to_string(runtime / 1000) + "." + std::to_string((runtime % 1000) / 10);
+    d.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
     d.sm_clock_mhz = sm_khz / 1000.0;
     d.memory_clock_mhz = mem_khz / 1000.0;
     d.memory_bytes = static_cast<double>(prop.totalGlobalMem);
