@@ -41,7 +41,7 @@ svg.chart .mark:hover{stroke:#000;stroke-width:1.5}
 table.data{border-collapse:collapse;font-variant-numeric:tabular-nums;min-width:40%}
 table.data caption{caption-side:top;text-align:left;color:var(--muted);font-size:12.5px;padding-bottom:4px}
 table.data th,table.data td{padding:5px 12px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
-table.data th{background:#eef1f4;font-weight:600;cursor:pointer;white-space:nowrap}
+table.data th{background:#eef1f4;font-weight:600;cursor:pointer;vertical-align:bottom}
 table.data th.asc::after{content:" \25B2"}
 table.data th.desc::after{content:" \25BC"}
 table.data td.num{text-align:right;white-space:nowrap}
