@@ -30,7 +30,7 @@ figcaption{color:var(--muted);font-size:12.5px;margin-top:4px;max-width:90ch}
 svg.chart text{font:12px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fill:#333}
 svg.chart text.title{font-size:14px;font-weight:600;fill:#1d2329}
 svg.chart text.axislabel{font-weight:500;fill:#333}
-svg.chart text.reflabel{font-size:11px;fill:#000}
+svg.chart text.reflabel{font-size:11px;fill:#000;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
 svg.chart text.cell{font-size:10.5px;fill:#fff}
 svg.chart text.cell.dark{fill:#111}
 svg.chart line.grid{stroke:#e6e9ec;stroke-width:1}
