@@ -5,9 +5,13 @@
 namespace k3::cli {
 
 // Subcommand attach functions, one per file in cli/.
+void attach_traffic(CLI::App& app, int& exit_status);
+void attach_balance(CLI::App& app, int& exit_status);
 
 namespace {
-constexpr std::array<Command, 0> kCommands{{
+constexpr std::array<Command, 2> kCommands{{
+    {"traffic", attach_traffic},
+    {"balance", attach_balance},
 }};
 }  // namespace
 
