@@ -6,6 +6,7 @@
 #include <functional>
 #include <numeric>
 
+#include "reports/text.hpp"
 #include "sim/core/error.hpp"
 
 namespace k3::reports {
@@ -116,6 +117,55 @@ void add_balance_section(Report& report, std::span<const routing::BalanceRun> ru
   }
   load.references = {{"mean", 1.0}};
   if (!load.series.empty()) s.chart(line_chart(load), "A flat line at 1 is perfect balance.");
+}
+
+void write_balance_report(const std::string& path, std::span<const routing::BalanceRun> runs, RunInfo info) {
+  K3SIM_ASSERT(!runs.empty(), "balance report needs at least one run");
+  std::vector<std::string> models, balancers;
+  for (const auto& r : runs) {
+    if (std::find(models.begin(), models.end(), r.model) == models.end()) models.push_back(r.model);
+    if (std::find(balancers.begin(), balancers.end(), r.balancer) == balancers.end()) balancers.push_back(r.balancer);
+  }
+  const auto join = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+    return out;
+  };
+  Report report("Router-bias load balancing", "Models: " + join(models) + ". Balancers: " + join(balancers) + ".");
+
+  // One card per model: the floor, and the balancer that gets closest to it in steady state.
+  Section& summary = report.add_section("summary", "Summary");
+  std::vector<Card> cards;
+  for (const auto& m : models) {
+    std::size_t best = runs.size();
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (runs[i].model != m) continue;
+      if (best == runs.size() || runs[i].steady_maxvio_mean < runs[best].steady_maxvio_mean) best = i;
+    }
+    const auto& r = runs[best];
+    cards.push_back({"Noise floor " + m, r.noise_floor, "MaxVio", fmt::format("/runs/{}/noise_floor", best),
+                     fmt::format("{} tokens per step", display_number(r.tokens_per_step))});
+    cards.push_back({"Best steady MaxVio " + m, r.steady_maxvio_mean, "MaxVio",
+                     fmt::format("/runs/{}/steady_maxvio_mean", best),
+                     fmt::format("{}, {:.2f} x the floor", r.balancer, r.steady_maxvio_mean / r.noise_floor)});
+  }
+  summary.cards(cards);
+  add_balance_section(report, runs);
+
+  for (const auto& r : runs) {
+    if (r.model == "k3" && std::none_of(info.assumptions.begin(), info.assumptions.end(),
+                                        [](const Assumption& a) { return a.name == "k3 routing"; }))
+      info.assumptions.push_back({"k3 routing", "896 routed experts, top-16, latent 3584", "arXiv:2607.24653 (DESIGN.md)"});
+    if (r.model == "k3-448" && std::none_of(info.assumptions.begin(), info.assumptions.end(),
+                                            [](const Assumption& a) { return a.name == "k3-448 routing"; }))
+      info.assumptions.push_back({"k3-448 routing", "448 routed experts, top-8, width 7168 (iso-cost alternative)",
+                                  "DESIGN.md, seeds"});
+  }
+  info.assumptions.push_back({"Sign-SGD bias step u (default)", "1e-3", "Wang et al., arXiv:2408.15664"});
+  info.assumptions.push_back({"QB histogram bins (default)", "1000 (as good as 10000)", "K3 report, arXiv:2607.24653 (DESIGN.md)"});
+  info.assumptions.push_back({"Router", "synthetic: topic mixture with per-expert popularity offsets", "k3sim model"});
+  report.add_run_info(info);
+  report.write_html(path);
 }
 
 }  // namespace k3::reports
