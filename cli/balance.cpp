@@ -154,7 +154,7 @@ void attach_balance(CLI::App& app, int& exit_status) {
     const auto runs = routing::run_balance_all(configs, threads);
     if (!opt->csv.empty()) write_csv(opt->csv, runs);
     if (!opt->report.empty())
-      reports::write_balance_report(opt->report, runs, {"k3sim balance", std::string(version_string()), opt->seed, "options as run", cmd->config_to_str(true, false), {}});
+      reports::write_balance_report(opt->report, runs, {"k3sim balance", std::string(version_string()), opt->seed, "Options as run (defaults included)", cmd->config_to_str(true, false), {}});
     if (opt->json) {
       nlohmann::json out = {{"ranks", opt->ranks},        {"tokens_per_rank", opt->tokens_per_rank},
                             {"steps", opt->steps},        {"ep", opt->ep},
