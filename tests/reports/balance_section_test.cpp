@@ -2,8 +2,9 @@
 // JSON value at its pointer; the K3 vs top-8-of-448 comparison stays under the 5 MB report budget.
 #include <gtest/gtest.h>
 
+#include "tests/reports/html_scan.hpp"
+
 #include <cstdlib>
-#include <regex>
 
 #include "reports/sections/balance.hpp"
 
@@ -32,13 +33,11 @@ TEST(BalanceSection, EveryKeyedNumberEqualsTheJson) {
   const std::string html = report.html();
   const nlohmann::json json = reports::balance_json(runs);
 
-  const std::regex keyed(R"re(data-value="([^"]+)" data-key="([^"]+)")re");
   int matched = 0;
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), keyed); it != std::sregex_iterator(); ++it) {
-    const double shown = std::strtod((*it)[1].str().c_str(), nullptr);
-    const nlohmann::json::json_pointer ptr((*it)[2].str());
-    ASSERT_TRUE(json.contains(ptr)) << ptr.to_string();
-    EXPECT_EQ(shown, json.at(ptr).get<double>()) << ptr.to_string();
+  for (const auto& [key, shown] : k3::test::keyed_numbers(html)) {
+    const nlohmann::json::json_pointer ptr(key);
+    ASSERT_TRUE(json.contains(ptr)) << key;
+    EXPECT_EQ(shown, json.at(ptr).get<double>()) << key;
     ++matched;
   }
   // Per run: tokens, floor, steady mean, p99, all-reduce bytes (5), plus steps_to_floor when reached.

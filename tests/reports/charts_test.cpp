@@ -1,9 +1,9 @@
 // Chart functions: marks, tooltips, geometry and rejection of malformed data.
 #include <gtest/gtest.h>
 
-#include <regex>
 
 #include "reports/charts.hpp"
+#include "tests/reports/html_scan.hpp"
 #include "sim/core/error.hpp"
 
 using namespace k3::reports;
@@ -18,9 +18,7 @@ int count(const std::string& haystack, const std::string& needle) {
 // Heights of the <rect class="mark"> elements, in document order.
 std::vector<double> mark_heights(const std::string& svg) {
   std::vector<double> out;
-  const std::regex re(R"re(<rect class="mark" x="[^"]*" y="[^"]*" width="[^"]*" height="([^"]*)")re");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it)
-    out.push_back(std::stod((*it)[1].str()));
+  for (const auto& h : k3::test::attribute_values(svg, "<rect class=\"mark\"", "height")) out.push_back(std::stod(h));
   return out;
 }
 }  // namespace

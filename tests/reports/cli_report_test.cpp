@@ -1,10 +1,11 @@
 // `--report` through the real binary: the HTML and the --json of the same run hold the same numbers.
 #include <gtest/gtest.h>
 
+#include "tests/reports/html_scan.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
-#include <regex>
 
 #include "tests/support/run_k3sim.hpp"
 
@@ -18,12 +19,11 @@ TEST(CliReport, BalanceReportNumbersEqualItsJson) {
   const auto json = nlohmann::json::parse(r.out);
   const std::string html = k3::test::slurp(path);
   std::remove(path.c_str());
-  const std::regex keyed(R"re(data-value="([^"]+)" data-key="([^"]+)")re");
   int matched = 0;
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), keyed); it != std::sregex_iterator(); ++it) {
-    const nlohmann::json::json_pointer ptr((*it)[2].str());
-    ASSERT_TRUE(json.contains(ptr)) << ptr.to_string();
-    EXPECT_EQ(std::strtod((*it)[1].str().c_str(), nullptr), json.at(ptr).get<double>()) << ptr.to_string();
+  for (const auto& [key, shown] : k3::test::keyed_numbers(html)) {
+    const nlohmann::json::json_pointer ptr(key);
+    ASSERT_TRUE(json.contains(ptr)) << key;
+    EXPECT_EQ(shown, json.at(ptr).get<double>()) << key;
     ++matched;
   }
   // 2 models x 2 balancers = 4 table rows of at least 5 keyed numbers, plus 2 cards per model.
