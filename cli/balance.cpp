@@ -13,6 +13,8 @@
 
 #include "model/routing/balance_experiment.hpp"
 #include "model/routing/known_shapes.hpp"
+#include "cli/version.hpp"
+#include "reports/sections/balance.hpp"
 #include "sim/core/error.hpp"
 
 namespace k3::cli {
@@ -36,6 +38,7 @@ struct BalanceOptions {
   int threads = 0;
   bool json = false;
   std::string csv;
+  std::string report;
 };
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -103,6 +106,7 @@ void print_text(const std::vector<routing::BalanceRun>& runs, const BalanceOptio
 void attach_balance(CLI::App& app, int& exit_status) {
   auto opt = std::make_shared<BalanceOptions>();
   auto* cmd = app.add_subcommand("balance", "Router-bias load balancing: QB (exact, histogram, local) vs sign-SGD");
+  cmd->option_defaults()->always_capture_default();  // --report lists every option as run, defaults included
   cmd->add_option("--model", opt->models, "Comma-separated models (default k3,k3-448)");
   cmd->add_option("--balancer", opt->balancers,
                   "Comma-separated: qb-hist[:bins], qb-exact, qb-local, sign[:step], none (default all)");
@@ -120,7 +124,8 @@ void attach_balance(CLI::App& app, int& exit_status) {
   cmd->add_option("--threads", opt->threads, "Worker threads (default: hardware threads)");
   cmd->add_flag("--json", opt->json, "Print JSON");
   cmd->add_option("--csv", opt->csv, "Write the per-step curves to this CSV file");
-  cmd->callback([opt, &exit_status] {
+  cmd->add_option("--report", opt->report, "Write a self-contained HTML report to this file");
+  cmd->callback([opt, cmd, &exit_status] {
     if (opt->bins < 2) throw core::InputError({"--bins", "", 0}, fmt::format("{} bins", opt->bins), ">= 2");
     std::vector<routing::BalanceConfig> configs;
     const auto models = split_list(opt->models);
@@ -148,6 +153,8 @@ void attach_balance(CLI::App& app, int& exit_status) {
     const int threads = opt->threads > 0 ? opt->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const auto runs = routing::run_balance_all(configs, threads);
     if (!opt->csv.empty()) write_csv(opt->csv, runs);
+    if (!opt->report.empty())
+      reports::write_balance_report(opt->report, runs, {"k3sim balance", std::string(version_string()), opt->seed, "Options as run (defaults included)", cmd->config_to_str(true, false), {}});
     if (opt->json) {
       nlohmann::json out = {{"ranks", opt->ranks},        {"tokens_per_rank", opt->tokens_per_rank},
                             {"steps", opt->steps},        {"ep", opt->ep},

@@ -28,8 +28,8 @@ struct ReferenceLine {
 };
 
 struct ChartSize {
-  double width_px = 760;
-  double height_px = 340;
+  double width_px = 960;
+  double height_px = 360;
 };
 
 // --- Bars -------------------------------------------------------------------------------------------
@@ -81,7 +81,7 @@ struct Heatmap {
   std::vector<double> values;  // row-major, rows.size() x columns.size()
   std::string value_name;      // "Bytes sent"
   std::string value_unit;      // "GiB"
-  ChartSize size{760, 520};
+  ChartSize size{960, 560};
 };
 Svg heatmap(const Heatmap& chart);
 

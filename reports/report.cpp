@@ -86,7 +86,6 @@ Section& Report::add_run_info(const RunInfo& info) {
   facts.add_row({Cell::of_text("Version"), Cell::of_text(info.version)});
   facts.add_row({Cell::of_text("Seed"), info.seed ? Cell::of_text(std::to_string(*info.seed))
                                                   : Cell::of_text("none (deterministic, no sampling)")});
-  if (!info.scenario_name.empty()) facts.add_row({Cell::of_text("Scenario"), Cell::of_text(info.scenario_name)});
   s.table(facts);
   if (!info.assumptions.empty()) {
     Table assumptions({{"Assumption", ""}, {"Value", ""}, {"Source", ""}});
@@ -95,7 +94,8 @@ Section& Report::add_run_info(const RunInfo& info) {
       assumptions.add_row({Cell::of_text(a.name), Cell::of_text(a.value), Cell::of_text(a.source)});
     s.table(assumptions);
   }
-  if (!info.scenario_text.empty()) s.code("Scenario YAML as run", info.scenario_text);
+  if (!info.scenario_text.empty())
+    s.code(info.scenario_name.empty() ? "Scenario YAML as run" : info.scenario_name, info.scenario_text);
   return s;
 }
 

@@ -70,8 +70,8 @@ struct RunInfo {
   std::string command;  // the command line as typed
   std::string version;  // "k3sim 0.1.0"
   std::optional<std::uint64_t> seed;
-  std::string scenario_name;
-  std::string scenario_text;  // the YAML as run (after defaults), "" when there is none
+  std::string scenario_name;  // caption of scenario_text ("" = "Scenario YAML as run")
+  std::string scenario_text;  // the YAML (or options) as run, after defaults; "" when there is none
   std::vector<Assumption> assumptions;
 };
 

@@ -30,7 +30,7 @@ figcaption{color:var(--muted);font-size:12.5px;margin-top:4px;max-width:90ch}
 svg.chart text{font:12px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fill:#333}
 svg.chart text.title{font-size:14px;font-weight:600;fill:#1d2329}
 svg.chart text.axislabel{font-weight:500;fill:#333}
-svg.chart text.reflabel{font-size:11px;fill:#000}
+svg.chart text.reflabel{font-size:11px;fill:#000;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
 svg.chart text.cell{font-size:10.5px;fill:#fff}
 svg.chart text.cell.dark{fill:#111}
 svg.chart line.grid{stroke:#e6e9ec;stroke-width:1}
@@ -41,7 +41,7 @@ svg.chart .mark:hover{stroke:#000;stroke-width:1.5}
 table.data{border-collapse:collapse;font-variant-numeric:tabular-nums;min-width:40%}
 table.data caption{caption-side:top;text-align:left;color:var(--muted);font-size:12.5px;padding-bottom:4px}
 table.data th,table.data td{padding:5px 12px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
-table.data th{background:#eef1f4;font-weight:600;cursor:pointer;white-space:nowrap}
+table.data th{background:#eef1f4;font-weight:600;cursor:pointer;vertical-align:bottom}
 table.data th.asc::after{content:" \25B2"}
 table.data th.desc::after{content:" \25BC"}
 table.data td.num{text-align:right;white-space:nowrap}

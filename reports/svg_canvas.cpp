@@ -173,20 +173,22 @@ void draw_value_axis_x(SvgCanvas& canvas, const PlotArea& area, const Scale& sca
 
 void draw_references_y(SvgCanvas& canvas, const PlotArea& area, const Scale& scale,
                        const std::vector<ReferenceLine>& refs, std::string_view unit) {
-  for (const auto& r : refs) {
-    const double y = scale(r.value);
+  // Labels alternate above and below their lines so that close references stay readable.
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    const double y = scale(refs[i].value);
     canvas.line(area.left, y, area.right, y, "ref");
-    canvas.text(area.right - 4, y - 5, fmt::format("{}: {} {}", r.label, display_number(r.value), unit), "reflabel",
-                "end");
+    canvas.text(area.right - 4, i % 2 == 0 ? y - 5 : y + 14,
+                fmt::format("{}: {} {}", refs[i].label, display_number(refs[i].value), unit), "reflabel", "end");
   }
 }
 
 void draw_references_x(SvgCanvas& canvas, const PlotArea& area, const Scale& scale,
                        const std::vector<ReferenceLine>& refs, std::string_view unit) {
-  for (const auto& r : refs) {
-    const double x = scale(r.value);
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    const double x = scale(refs[i].value);
     canvas.line(x, area.top, x, area.bottom, "ref");
-    canvas.text(x + 4, area.top + 12, fmt::format("{}: {} {}", r.label, display_number(r.value), unit), "reflabel");
+    canvas.text(x + 4, area.top + 12 + 14 * static_cast<double>(i),
+                fmt::format("{}: {} {}", refs[i].label, display_number(refs[i].value), unit), "reflabel");
   }
 }
 

@@ -1,9 +1,9 @@
 // Chart functions: marks, tooltips, geometry and rejection of malformed data.
 #include <gtest/gtest.h>
 
-#include <regex>
 
 #include "reports/charts.hpp"
+#include "tests/reports/html_scan.hpp"
 #include "sim/core/error.hpp"
 
 using namespace k3::reports;
@@ -18,9 +18,7 @@ int count(const std::string& haystack, const std::string& needle) {
 // Heights of the <rect class="mark"> elements, in document order.
 std::vector<double> mark_heights(const std::string& svg) {
   std::vector<double> out;
-  const std::regex re(R"re(<rect class="mark" x="[^"]*" y="[^"]*" width="[^"]*" height="([^"]*)")re");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it)
-    out.push_back(std::stod((*it)[1].str()));
+  for (const auto& h : k3::test::attribute_values(svg, "<rect class=\"mark\"", "height")) out.push_back(std::stod(h));
   return out;
 }
 }  // namespace
@@ -47,12 +45,12 @@ TEST(Charts, StackedBarHeightsAreProportional) {
   c.value_axis = {"Memory", "GiB", false};
   c.series = {{"weights", {2}}, {"activations", {3}}};
   c.layout = BarLayout::kStacked;
-  // Canvas 340 px high: title band 34, x-axis band 44, one legend row 20 + 6 -> plot 34..270 = 236 px.
-  // The stack reaches 5 and the ticks 0..5 step 1, so 2 GiB is 2/5 of 236 = 94.4 px and 3 GiB 141.6 px.
+  // Canvas 360 px high: title band 34, x-axis band 44, one legend row 20 + 6 -> plot 34..290 = 256 px.
+  // The stack reaches 5 and the ticks 0..5 step 1, so 2 GiB is 2/5 of 256 = 102.4 px and 3 GiB 153.6 px.
   const auto h = mark_heights(bar_chart(c).markup);
   ASSERT_EQ(h.size(), 2u);
-  EXPECT_NEAR(h[0], 94.4, 0.06);
-  EXPECT_NEAR(h[1], 141.6, 0.06);
+  EXPECT_NEAR(h[0], 102.4, 0.06);
+  EXPECT_NEAR(h[1], 153.6, 0.06);
 }
 
 TEST(Charts, ReferenceLineIsDrawnAndLabelled) {
