@@ -120,7 +120,7 @@ TEST(BalanceExperiment, DriftFeedbackWithoutBalancingGrowsImbalance) {
 
 TEST(BalanceExperiment, BadConfigurationIsInputError) {
   auto c = stationary("k3", "qb-hist", 3);
-  c.placement.gpus = 7;  // does not divide 896
+  c.placement.gpus = 48;  // does not divide 896 (8 GPUs per node do divide 48)
   EXPECT_THROW(run_balance(c), k3::core::InputError);
   c = stationary("k3", "qb-hist", 0);
   EXPECT_THROW(run_balance(c), k3::core::InputError);

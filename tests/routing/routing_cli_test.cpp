@@ -45,9 +45,9 @@ TEST(BalanceCli, JsonRunsCsvAndSameSeedSameOutput) {
 }
 
 TEST(RoutingCli, BadInputIsExitTwoWithOneMessage) {
-  for (const char* args : {"traffic --ep 7", "traffic --ep 64 --node-limit 9", "traffic --ep 64 --algorithm ring",
+  for (const char* args : {"traffic --ep 48", "traffic --ep 64 --node-limit 9", "traffic --ep 64 --algorithm ring",
                            "traffic k9 --ep 64", "balance --bins 1 --steps 1", "balance --balancer qb-magic --steps 1",
-                           "balance --ep 7 --steps 1", "balance --model k3,nope --steps 1", "balance --steps 0"}) {
+                           "balance --ep 48 --steps 1", "balance --model k3,nope --steps 1", "balance --steps 0"}) {
     const auto r = run_k3sim(args);
     EXPECT_EQ(r.exit_status, 2) << args << ": " << r.err;
     EXPECT_NE(r.err.find("error"), std::string::npos) << args;
