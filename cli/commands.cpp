@@ -5,11 +5,15 @@
 namespace k3::cli {
 
 // Subcommand attach functions, one per file in cli/.
+void attach_model(CLI::App& app, int& exit_status);
+void attach_kv(CLI::App& app, int& exit_status);
 void attach_traffic(CLI::App& app, int& exit_status);
 void attach_balance(CLI::App& app, int& exit_status);
 
 namespace {
-constexpr std::array<Command, 2> kCommands{{
+constexpr std::array<Command, 4> kCommands{{
+    {"model", attach_model},
+    {"kv", attach_kv},
     {"traffic", attach_traffic},
     {"balance", attach_balance},
 }};

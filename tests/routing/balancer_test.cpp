@@ -2,7 +2,7 @@
 
 #include "model/routing/balance_experiment.hpp"
 #include "model/routing/balancers.hpp"
-#include "model/routing/known_shapes.hpp"
+#include "model/routing/model_shape.hpp"
 #include "sim/core/error.hpp"
 
 using namespace k3::routing;
@@ -11,7 +11,7 @@ namespace {
 
 BalanceConfig stationary(const std::string& model, const std::string& balancer, int steps, double skew = 0.0) {
   BalanceConfig c;
-  c.shape = known_routing_shape(model, "test");
+  c.shape = load_routing_shape(model, "test");
   c.balancer = parse_balancer(balancer, "test", 1000);
   c.steps = steps;
   c.ranks = 4;

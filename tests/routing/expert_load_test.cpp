@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "model/routing/expert_load.hpp"
-#include "model/routing/known_shapes.hpp"
+#include "model/routing/model_shape.hpp"
 #include "sim/core/error.hpp"
 
 using namespace k3::routing;
@@ -9,7 +9,7 @@ using namespace k3::routing;
 namespace {
 BalanceConfig base(const std::string& balancer) {
   BalanceConfig c;
-  c.shape = known_routing_shape("k3-448", "test");
+  c.shape = load_routing_shape("k3-448", "test");
   c.balancer = parse_balancer(balancer, "test", 1000);
   c.ranks = 2;
   c.tokens_per_rank = 512;

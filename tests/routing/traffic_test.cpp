@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "model/routing/known_shapes.hpp"
+#include "model/routing/model_shape.hpp"
 #include "model/routing/placement.hpp"
 #include "model/routing/traffic.hpp"
 #include "model/routing/uniform_traffic.hpp"
@@ -81,7 +81,7 @@ TEST(TrafficAcceptance, UniformRoutingMatchesClosedFormAndElementsAreEqual) {
   // tokens, per-token sd <= sqrt(k) bounds it; 0.05 is > 4 sigma) of G (1 - C(n - n/G, k)/C(n, k)).
   for (const char* model : {"k3", "k3-448"}) {
     UniformTrafficConfig cfg;
-    cfg.shape = known_routing_shape(model, "test");
+    cfg.shape = load_routing_shape(model, "test");
     cfg.placement = {PlacementKind::contiguous, 64, 8, 0};
     cfg.tokens_per_gpu = 512;
     const auto r = uniform_traffic(cfg);
@@ -99,7 +99,7 @@ TEST(TrafficAcceptance, UniformRoutingMatchesClosedFormAndElementsAreEqual) {
 
 TEST(TrafficAcceptance, HierarchicalSendsOneNicCopyPerRemoteNode) {
   UniformTrafficConfig cfg;
-  cfg.shape = known_routing_shape("k3", "test");
+  cfg.shape = load_routing_shape("k3", "test");
   cfg.placement = {PlacementKind::contiguous, 32, 8, 0};
   cfg.traffic.algorithm = DispatchAlgorithm::hierarchical;
   cfg.tokens_per_gpu = 256;
