@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "model/routing/balance_experiment.hpp"
-#include "model/routing/known_shapes.hpp"
 #include "cli/version.hpp"
+#include "model/routing/model_shape.hpp"
 #include "reports/sections/balance.hpp"
 #include "sim/core/error.hpp"
 
@@ -136,7 +136,7 @@ void attach_balance(CLI::App& app, int& exit_status) {
     for (const auto& m : models) {
       for (const auto& b : balancers) {
         routing::BalanceConfig c;
-        c.shape = routing::known_routing_shape(m, "--model");
+        c.shape = routing::load_routing_shape(m, "--model");
         c.balancer = routing::parse_balancer(b, "--balancer", opt->bins);
         c.steps = opt->steps;
         c.ranks = opt->ranks;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "model/routing/known_shapes.hpp"
+#include "model/routing/model_shape.hpp"
 #include "model/routing/load_stats.hpp"
 #include "model/routing/uniform_traffic.hpp"
 
@@ -122,7 +122,7 @@ void attach_traffic(CLI::App& app, int& exit_status) {
     std::vector<nlohmann::json> rows;
     for (const auto& name : opt->models) {
       routing::UniformTrafficConfig cfg;
-      cfg.shape = routing::known_routing_shape(name, "models");
+      cfg.shape = routing::load_routing_shape(name, "models");
       cfg.placement = {routing::parse_placement_kind(opt->placement, "--placement"), opt->ep, opt->gpus_per_node, 0};
       cfg.traffic.algorithm = routing::parse_dispatch_algorithm(opt->algorithm, "--algorithm");
       cfg.tokens_per_gpu = opt->tokens_per_gpu;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "sim/core/error.hpp"
 
@@ -9,32 +10,9 @@ namespace k3::routing {
 
 namespace {
 
-// Experts are processed in blocks so that gathering columns of the row-major score matrix stays in cache.
-constexpr int kExpertBlock = 32;
-
 int experts_of(std::span<const RankRouting> ranks) {
   K3SIM_ASSERT(!ranks.empty(), "no ranks");
   return static_cast<int>(ranks.front().scores->cols());
-}
-
-// Calls fn(expert_block_begin, columns) with columns[b] = r_{:, begin + b} over the given ranks.
-template <typename Fn>
-void for_each_expert_column(std::span<const RankRouting> ranks, Fn&& fn) {
-  const int n = experts_of(ranks);
-  std::vector<std::vector<float>> columns(kExpertBlock);
-  for (int begin = 0; begin < n; begin += kExpertBlock) {
-    const int width = std::min(kExpertBlock, n - begin);
-    for (auto& c : columns) c.clear();
-    for (const auto& rank : ranks) {
-      const auto& s = *rank.scores;
-      for (Eigen::Index i = 0; i < s.rows(); ++i) {
-        const float alpha = rank.routed->cutoff[static_cast<std::size_t>(i)];
-        const float* row = s.data() + i * s.cols() + begin;
-        for (int b = 0; b < width; ++b) columns[static_cast<std::size_t>(b)].push_back(alpha - row[b]);
-      }
-    }
-    fn(begin, width, columns);
-  }
 }
 
 }  // namespace
@@ -96,15 +74,65 @@ double QuantileHistogram::quantile(int expert, double q) const {
 }
 
 std::vector<double> thresholds_exact(std::span<const RankRouting> ranks, int top_k) {
+  // Exact, in two passes instead of a selection over every column: pass 1 counts each expert's values in
+  // coarse bins and finds the bin holding the wanted rank; pass 2 keeps only that bin's values and selects
+  // inside them. Both passes compute the bin with the same arithmetic, so the bin's members are exactly
+  // those counted and the result is the exact rank-ceil(q) value.
   const int n = experts_of(ranks);
   double m = 0;
-  for (const auto& r : ranks) m += static_cast<double>(r.scores->rows());
-  const double q = m * top_k / n;
+  float alpha_min = std::numeric_limits<float>::infinity(), alpha_max = -alpha_min;
+  for (const auto& r : ranks) {
+    m += static_cast<double>(r.scores->rows());
+    for (float a : r.routed->cutoff) {
+      alpha_min = std::min(alpha_min, a);
+      alpha_max = std::max(alpha_max, a);
+    }
+  }
+  const double wanted = std::clamp(std::ceil(m * top_k / n - 1e-9), 1.0, m);
+  constexpr int kBins = 256;
+  // r = alpha - s with s in [0, 1]; values outside (rounding) are clamped into the end bins by both passes.
+  const double lo = static_cast<double>(alpha_min) - 1.0, hi = static_cast<double>(alpha_max) + 1e-6;
+  const double inv_width = kBins / (hi - lo);
+  auto bin_of = [&](double r) { return std::clamp(static_cast<int>((r - lo) * inv_width), 0, kBins - 1); };
+  std::vector<std::uint32_t> counts(static_cast<std::size_t>(n) * kBins, 0);
+  for (const auto& rank : ranks) {
+    const auto& s = *rank.scores;
+    for (Eigen::Index i = 0; i < s.rows(); ++i) {
+      const double alpha = rank.routed->cutoff[static_cast<std::size_t>(i)];
+      const float* row = s.data() + i * s.cols();
+      for (int j = 0; j < n; ++j)
+        ++counts[static_cast<std::size_t>(j) * kBins + static_cast<std::size_t>(bin_of(alpha - static_cast<double>(row[j])))];
+    }
+  }
+  std::vector<int> target_bin(static_cast<std::size_t>(n));
+  std::vector<double> rank_in_bin(static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    double cumulative = 0;
+    int b = 0;
+    for (; b < kBins; ++b) {
+      const double c = counts[static_cast<std::size_t>(j) * kBins + static_cast<std::size_t>(b)];
+      if (cumulative + c >= wanted) break;
+      cumulative += c;
+    }
+    target_bin[static_cast<std::size_t>(j)] = std::min(b, kBins - 1);
+    rank_in_bin[static_cast<std::size_t>(j)] = wanted - cumulative;
+  }
+  std::vector<std::vector<float>> members(static_cast<std::size_t>(n));
+  for (const auto& rank : ranks) {
+    const auto& s = *rank.scores;
+    for (Eigen::Index i = 0; i < s.rows(); ++i) {
+      const double alpha = rank.routed->cutoff[static_cast<std::size_t>(i)];
+      const float* row = s.data() + i * s.cols();
+      for (int j = 0; j < n; ++j) {
+        const double r = alpha - static_cast<double>(row[j]);
+        if (bin_of(r) == target_bin[static_cast<std::size_t>(j)])
+          members[static_cast<std::size_t>(j)].push_back(static_cast<float>(r));
+      }
+    }
+  }
   std::vector<double> t(static_cast<std::size_t>(n));
-  for_each_expert_column(ranks, [&](int begin, int width, std::vector<std::vector<float>>& columns) {
-    for (int b = 0; b < width; ++b)
-      t[static_cast<std::size_t>(begin + b)] = exact_quantile(columns[static_cast<std::size_t>(b)], q);
-  });
+  for (int j = 0; j < n; ++j)
+    t[static_cast<std::size_t>(j)] = exact_quantile(members[static_cast<std::size_t>(j)], rank_in_bin[static_cast<std::size_t>(j)]);
   return t;
 }
 

@@ -1,0 +1,53 @@
+#include <gtest/gtest.h>
+
+#include "model/routing/expert_load.hpp"
+#include "model/routing/model_shape.hpp"
+#include "sim/core/error.hpp"
+
+using namespace k3::routing;
+
+namespace {
+BalanceConfig base(const std::string& balancer) {
+  BalanceConfig c;
+  c.shape = load_routing_shape("k3-448", "test");
+  c.balancer = parse_balancer(balancer, "test", 1000);
+  c.ranks = 2;
+  c.tokens_per_rank = 512;
+  c.placement = {PlacementKind::contiguous, 16, 8, 0};
+  return c;
+}
+}  // namespace
+
+TEST(ExpertLoad, UniformIsOneOverG) {
+  const auto u = uniform_expert_load(3, 16);
+  EXPECT_DOUBLE_EQ(u.share(2, 5), 1.0 / 16);
+  EXPECT_DOUBLE_EQ(u.max_over_mean(0), 1.0);
+}
+
+TEST(ExpertLoad, BalancedLayersAreFlatterThanUnbalancedOnes) {
+  const auto qb = expert_load_after_balancing(base("qb-hist"), 3, 8, 2);
+  const auto none = expert_load_after_balancing(base("none"), 3, 8, 2);
+  ASSERT_EQ(qb.layers, 3);
+  ASSERT_EQ(qb.gpus, 16);
+  for (int l = 0; l < 3; ++l) {
+    double sum = 0;
+    for (int g = 0; g < 16; ++g) sum += qb.share(l, g);
+    EXPECT_NEAR(sum, 1.0, 1e-9);
+    EXPECT_LT(qb.max_over_mean(l), none.max_over_mean(l));
+  }
+  // Layers use different routers (seed derived per layer), so their rows differ.
+  EXPECT_NE(none.share(0, 0), none.share(1, 0));
+}
+
+TEST(ExpertLoad, JsonRoundTripAndBadDocuments) {
+  const auto a = expert_load_after_balancing(base("qb-hist"), 2, 3, 1);
+  const auto back = expert_load_from_json(to_json(a), "load.json");
+  EXPECT_EQ(back.gpu_share, a.gpu_share);
+  EXPECT_EQ(back.source, a.source);
+  auto doc = to_json(a);
+  doc["gpu_share"][0][0] = 0.9;  // row no longer sums to 1
+  EXPECT_THROW(expert_load_from_json(doc, "load.json"), k3::core::InputError);
+  auto extra = to_json(a);
+  extra["layer_count"] = 2;
+  EXPECT_THROW(expert_load_from_json(extra, "load.json"), k3::core::InputError);
+}
