@@ -1,0 +1,151 @@
+#include "sim/net/flow_network.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "sim/core/error.hpp"
+
+namespace k3::net {
+
+FlowNetwork::FlowNetwork(engine::Simulator& sim, std::vector<NetLink> links) : NetworkModel(sim, std::move(links)) {
+  for (const NetLink& l : links_) system_.add_link(l.capacity_bytes_per_s);
+}
+
+void FlowNetwork::push(std::vector<Pending>& heap, Pending p) {
+  heap.push_back(p);
+  std::push_heap(heap.begin(), heap.end(), later);
+}
+
+FlowId FlowNetwork::start_flow(std::span<const NetLinkId> path, Bytes bytes, FlowDone on_done) {
+  check_path(path);
+  K3SIM_ASSERT(bytes >= 0, "flow with negative size");
+  const SimTime now = sim_.now();
+  const FlowId id = flows_.size();
+  Flow& f = flows_.emplace_back();
+  f.path.assign(path.begin(), path.end());
+  f.size = bytes;
+  f.remaining = bytes;
+  f.last_update = now;
+  f.on_done = std::move(on_done);
+  ++active_flows_;
+  const SimTime latency = SimTime::from_seconds(path_latency_s(path));
+  if (path.empty() || bytes <= 0) {
+    // Nothing to share: the flow completes when its latency has elapsed.
+    f.state = State::transferring;
+    push(completions_, Pending{now + latency, id, f.version});
+  } else if (latency > SimTime::zero()) {
+    push(activations_, Pending{now + latency, id, 0});
+  } else {
+    activate(id, now);
+  }
+  return id;
+}
+
+void FlowNetwork::activate(std::uint64_t id, SimTime now) {
+  Flow& f = flows_[id];
+  f.state = State::transferring;
+  f.last_update = now;
+  f.rate = 0;
+  f.var = system_.add_variable(f.path);
+  if (var_to_flow_.size() <= f.var) var_to_flow_.resize(f.var + 1);
+  var_to_flow_[f.var] = id;
+}
+
+void FlowNetwork::drop_stale_completions() {
+  while (!completions_.empty()) {
+    const Pending& top = completions_.front();
+    const Flow& f = flows_[top.flow];
+    if (f.state == State::transferring && f.version == top.version) return;
+    std::pop_heap(completions_.begin(), completions_.end(), later);
+    completions_.pop_back();
+  }
+}
+
+SimTime FlowNetwork::next_event_time() {
+  if (system_.dirty()) return sim_.now();
+  drop_stale_completions();
+  SimTime t = SimTime::max();
+  if (!activations_.empty()) t = activations_.front().time;
+  if (!completions_.empty()) t = std::min(t, completions_.front().time);
+  return t;
+}
+
+void FlowNetwork::finish(std::uint64_t id) {
+  Flow& f = flows_[id];
+  if (!f.path.empty() && f.size > 0) system_.remove_variable(f.var);
+  for (NetLinkId l : f.path) finished_bytes_[l] += f.size;
+  f.state = State::finished;
+  f.remaining = 0;
+  f.rate = 0;
+  --active_flows_;
+  finished_now_.push_back(id);
+}
+
+void FlowNetwork::reschedule(std::uint64_t id, SimTime now) {
+  Flow& f = flows_[id];
+  const BytesPerSec new_rate = system_.rate(f.var);
+  f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.last_update).seconds());
+  f.last_update = now;
+  f.rate = new_rate;
+  ++f.version;
+  push(completions_, Pending{now + SimTime::from_seconds(f.remaining / f.rate), id, f.version});
+}
+
+void FlowNetwork::advance_to(SimTime now) {
+  bool changed = false;
+  while (!activations_.empty() && activations_.front().time <= now) {
+    const std::uint64_t id = activations_.front().flow;
+    std::pop_heap(activations_.begin(), activations_.end(), later);
+    activations_.pop_back();
+    activate(id, now);
+    changed = true;
+  }
+  drop_stale_completions();
+  while (!completions_.empty() && completions_.front().time <= now) {
+    const std::uint64_t id = completions_.front().flow;
+    std::pop_heap(completions_.begin(), completions_.end(), later);
+    completions_.pop_back();
+    finish(id);
+    changed = true;
+    drop_stale_completions();
+  }
+  if (changed) {
+    // Callbacks first: flows they start at this instant join the same solve. The solve itself waits for
+    // the next call at this instant (next_event_time() says now while dirty), after the queue's events at
+    // this instant, which may start flows too.
+    std::vector<std::uint64_t> done;
+    done.swap(finished_now_);
+    std::sort(done.begin(), done.end());
+    for (std::uint64_t id : done) {
+      FlowDone callback = std::move(flows_[id].on_done);
+      flows_[id].path.clear();
+      flows_[id].path.shrink_to_fit();
+      if (callback) callback(id, now);
+    }
+    return;
+  }
+  if (system_.dirty()) {
+    const auto& rate_changes = system_.solve();
+    if (system_.last_component_variables() > 0) ++solves_;
+    for (MaxMinVariable v : rate_changes) reschedule(var_to_flow_[v], now);
+  }
+}
+
+BytesPerSec FlowNetwork::flow_rate(FlowId id) const {
+  K3SIM_ASSERT(id < flows_.size(), "unknown flow");
+  return flows_[id].state == State::transferring ? flows_[id].rate : 0.0;
+}
+
+Bytes FlowNetwork::link_bytes(NetLinkId link) const {
+  K3SIM_ASSERT(link < links_.size(), "unknown link");
+  Bytes total = finished_bytes_[link];
+  const SimTime now = sim_.now();
+  system_.for_each_variable_on(link, [&](MaxMinVariable v) {
+    const Flow& f = flows_[var_to_flow_[v]];
+    const Bytes remaining = std::max(0.0, f.remaining - f.rate * (now - f.last_update).seconds());
+    total += f.size - remaining;
+  });
+  return total;
+}
+
+}  // namespace k3::net

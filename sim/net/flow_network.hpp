@@ -1,0 +1,63 @@
+#pragma once
+// Flow-level network: each flow waits its path latency, then shares link capacity with the other flows by
+// max-min fairness; rates are re-solved whenever a flow starts or finishes, only in the connected component
+// of the change. All flows that start or finish at one instant are settled by a single solve.
+#include <vector>
+
+#include "sim/net/maxmin.hpp"
+#include "sim/net/network_model.hpp"
+
+namespace k3::net {
+
+class FlowNetwork final : public NetworkModel {
+ public:
+  FlowNetwork(engine::Simulator& sim, std::vector<NetLink> links);
+
+  FlowId start_flow(std::span<const NetLinkId> path, Bytes bytes, FlowDone on_done) override;
+  std::string_view name() const override { return "flow"; }
+  Bytes link_bytes(NetLinkId link) const override;
+
+  SimTime next_event_time() override;
+  void advance_to(SimTime now) override;
+
+  // Current rate of a running flow in B/s (0 while it is still paying latency or when finished).
+  BytesPerSec flow_rate(FlowId id) const;
+  std::uint64_t solves() const { return solves_; }
+
+ private:
+  enum class State : std::uint8_t { latent, transferring, finished };
+  struct Flow {
+    std::vector<NetLinkId> path;
+    Bytes size = 0;
+    Bytes remaining = 0;  // at last_update
+    BytesPerSec rate = 0;
+    SimTime last_update;
+    MaxMinVariable var = 0;
+    std::uint32_t version = 0;  // bumps when the completion date changes
+    State state = State::latent;
+    FlowDone on_done;
+  };
+  struct Pending {
+    SimTime time;
+    std::uint64_t flow;
+    std::uint32_t version;
+  };
+  static bool later(const Pending& a, const Pending& b) {
+    return a.time > b.time || (a.time == b.time && a.flow > b.flow);
+  }
+  void push(std::vector<Pending>& heap, Pending p);
+  void drop_stale_completions();
+  void activate(std::uint64_t flow, SimTime now);
+  void finish(std::uint64_t flow);
+  void reschedule(std::uint64_t flow, SimTime now);
+
+  MaxMinSystem system_;
+  std::vector<Flow> flows_;                 // indexed by FlowId (flows are never reused within a run)
+  std::vector<std::uint64_t> var_to_flow_;  // max-min variable -> flow
+  std::vector<Pending> activations_;        // heap: end of latency
+  std::vector<Pending> completions_;        // heap: last byte, lazily invalidated by version
+  std::vector<std::uint64_t> finished_now_;
+  std::uint64_t solves_ = 0;
+};
+
+}  // namespace k3::net
