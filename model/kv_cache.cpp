@@ -1,0 +1,100 @@
+#include "model/kv_cache.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "sim/core/error.hpp"
+#include "sim/core/yaml_input.hpp"
+
+namespace k3::model {
+
+KvCache kv_cache(const ModelSpec& spec, double cache_bytes_per_element) {
+  KvCache kv;
+  for (const auto& l : spec.layers) {
+    switch (l.attention) {
+      case AttentionKind::MLA: {
+        const double per = (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * cache_bytes_per_element;
+        kv.bytes_per_token += per;
+        kv.bytes_per_token_per_attention_layer = per;
+        ++kv.cache_layers;
+        break;
+      }
+      case AttentionKind::GQA: {
+        const double per = 2.0 * spec.gqa.kv_heads * spec.gqa.head_dim * cache_bytes_per_element;
+        kv.bytes_per_token += per;
+        kv.bytes_per_token_per_attention_layer = per;
+        ++kv.cache_layers;
+        break;
+      }
+      case AttentionKind::KDA: {
+        const double p = static_cast<double>(spec.kda.heads) * spec.kda.head_dim;
+        kv.recurrent_state_bytes_per_sequence += p * spec.kda.head_dim * 4;  // fp32 d_k x d_v per head
+        kv.conv_state_bytes_per_sequence += (spec.kda.short_conv_kernel - 1.0) * 3 * p * cache_bytes_per_element;
+        ++kv.state_layers;
+        break;
+      }
+    }
+  }
+  kv.state_bytes_per_sequence = kv.recurrent_state_bytes_per_sequence + kv.conv_state_bytes_per_sequence;
+  return kv;
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+}  // namespace
+
+std::vector<GpuMemory> known_gpus() {
+  const auto root = core::YamlValue::parse_file(preset_dir() + "/gpu/gpus.yaml");
+  root.allow_only({"source", "gpus"});
+  const auto source = root.at("source").as_string();
+  std::vector<GpuMemory> out;
+  for (const auto& g : root.at("gpus").items()) {
+    g.allow_only({"name", "hbm_gb"});
+    out.push_back({g.at("name").as_string(), g.at("hbm_gb").as_positive() * core::kGB, source});
+  }
+  return out;
+}
+
+GpuMemory find_gpu(const std::string& name, const std::string& flag) {
+  const auto gpus = known_gpus();
+  std::vector<std::string> names;
+  for (const auto& g : gpus) {
+    names.push_back(g.name);
+    if (lower(g.name).rfind(lower(name), 0) == 0 && !name.empty()) return g;
+  }
+  throw core::InputError({flag, "", 0}, "unknown GPU '" + name + "'", core::join_allowed(names) + " (or a prefix)");
+}
+
+KvCacheBudget kv_budget(const ModelSpec& spec, double total_params, double context, const GpuMemory& gpu, int gpus,
+                        double weight_bytes_per_param, double reserve_fraction) {
+  const auto kv = kv_cache(spec);
+  KvCacheBudget b;
+  b.model = spec.name;
+  b.context = context;
+  b.bytes_per_sequence = context * kv.bytes_per_token + kv.state_bytes_per_sequence;
+  b.weight_bytes_per_gpu = total_params * weight_bytes_per_param / gpus;
+  b.free_bytes_per_gpu = std::max(0.0, gpu.hbm_bytes * (1 - reserve_fraction) - b.weight_bytes_per_gpu);
+  b.bytes_per_sequence_per_gpu = b.bytes_per_sequence / gpus;
+  b.max_batch = std::floor(b.free_bytes_per_gpu / b.bytes_per_sequence_per_gpu);
+  return b;
+}
+
+ModelSpec with_full_attention_as_gqa(const ModelSpec& spec, int kv_heads, int head_dim, const std::string& name) {
+  ModelSpec out = spec;
+  out.name = name;
+  const int heads = spec.count_layers(AttentionKind::MLA) > 0 ? spec.mla.heads : spec.gqa.heads;
+  out.gqa = GqaDims{heads, kv_heads, head_dim};
+  for (auto& l : out.layers) {
+    if (l.attention != AttentionKind::KDA) l.attention = AttentionKind::GQA;
+  }
+  out.mtp_attention = AttentionKind::GQA;
+  return out;
+}
+
+}  // namespace k3::model

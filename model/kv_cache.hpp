@@ -1,0 +1,60 @@
+#pragma once
+// KV cache per token and recurrent state per sequence, and how many sequences fit in GPU memory.
+//   MLA: (kv_lora_rank + qk_rope_head_dim) x 2 B per MLA layer per token (the compressed latent and the
+//        shared rope key; absorbed-decode form).
+//   GQA: 2 (K, V) x kv_heads x head_dim x 2 B per layer per token.
+//   KDA: no per-token cache; per sequence heads x d_k x d_v x 4 B (fp32 state) plus the short-conv state,
+//        (kernel - 1) x 3 x heads x head_dim x 2 B (the last kernel-1 inputs of the q, k, v convolutions).
+// K3: 24 x 576 x 2 = 27,648 B per token; 69 x (6 MiB + 221,184 B) per sequence.
+#include <string>
+#include <vector>
+
+#include "model/model_spec.hpp"
+#include "sim/core/units.hpp"
+
+namespace k3::model {
+
+struct KvCache {
+  core::Bytes bytes_per_token = 0;           // all layers, BF16
+  core::Bytes state_bytes_per_sequence = 0;  // all KDA layers: recurrent + conv state
+  core::Bytes recurrent_state_bytes_per_sequence = 0;
+  core::Bytes conv_state_bytes_per_sequence = 0;
+  core::Bytes bytes_per_token_per_attention_layer = 0;  // one full-attention layer
+  int cache_layers = 0;                      // layers with a per-token cache
+  int state_layers = 0;                      // layers with a per-sequence state
+};
+
+KvCache kv_cache(const ModelSpec& spec, double cache_bytes_per_element = 2);
+
+// A GPU's memory as the vendor states it (model/presets/gpus.yaml, copied from
+// shared/validation/hardware.csv with its source).
+struct GpuMemory {
+  std::string name;
+  core::Bytes hbm_bytes = 0;
+  std::string source;
+};
+// Looks a GPU up by case-insensitive prefix ("h200" -> H200-SXM). InputError listing the known names.
+GpuMemory find_gpu(const std::string& name, const std::string& flag = "--gpu");
+std::vector<GpuMemory> known_gpus();
+
+// Memory budget of one model replica spread over `gpus` GPUs: weights sharded evenly, the rest for the
+// KV cache and state, which are assumed spread evenly across the replica's GPUs too (e.g. a
+// context-parallel or head-sharded cache). `reserve_fraction` of HBM is kept for activations and runtime.
+struct KvCacheBudget {
+  std::string model;
+  double context = 0;                         // tokens per sequence
+  core::Bytes bytes_per_sequence = 0;         // KV cache + state at that context
+  core::Bytes weight_bytes_per_gpu = 0;
+  core::Bytes free_bytes_per_gpu = 0;         // after weights and the reserve
+  core::Bytes bytes_per_sequence_per_gpu = 0; // bytes_per_sequence / gpus
+  double max_batch = 0;                       // whole sequences that fit (0 when weights alone do not fit)
+};
+
+KvCacheBudget kv_budget(const ModelSpec& spec, double total_params, double context, const GpuMemory& gpu, int gpus,
+                        double weight_bytes_per_param, double reserve_fraction);
+
+// The same model with its full-attention layers replaced by GQA (kv_heads, head_dim for q, k and v), as
+// the K3 notes compare: GQA8 128+128 and MFA 256+256 (an MQA with 256-dim heads).
+ModelSpec with_full_attention_as_gqa(const ModelSpec& spec, int kv_heads, int head_dim, const std::string& name);
+
+}  // namespace k3::model
