@@ -1,0 +1,58 @@
+#pragma once
+// A cluster described by a few numbers: a node type repeated `nodes` times and a scale-out fabric built
+// from switches of one radix. topologies/spec_yaml.cpp reads it from YAML; build_cluster() expands it.
+#include <string>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "topologies/topology.hpp"
+
+namespace k3::topo {
+
+// Every GPU of a node sits behind one NVSwitch (HGX boards and NVL72 racks alike) and owns one NIC,
+// reached over PCIe.
+struct NodeSpec {
+  std::string type;  // hgx8, nvl72 or custom
+  int gpus = 0;
+  core::BytesPerSec nvlink_bytes_per_s = 0;  // per GPU per direction
+  core::Seconds nvlink_latency_s = 0;
+  core::BytesPerSec pcie_bytes_per_s = 0;  // GPU <-> its NIC, per direction
+  core::Seconds pcie_latency_s = 0;
+  core::BytesPerSec nic_bytes_per_s = 0;  // NIC <-> leaf, per direction
+  core::Seconds nic_latency_s = 0;
+};
+
+enum class FabricKind { single_switch, fat_tree, rail_fat_tree, multi_plane_fat_tree, fat_tree3 };
+std::string_view to_string(FabricKind k);
+std::vector<std::string> fabric_kind_names();
+
+// Switch-tier sizing: a leaf has radix/2 endpoint ports and radix/(2 k1) uplinks under 1:k1
+// oversubscription (the unused ports stay dark); a three-tier aggregation switch has radix/2 leaf ports
+// and radix/(2 k2) core uplinks.
+struct FabricSpec {
+  FabricKind kind = FabricKind::fat_tree;
+  int radix = 0;
+  std::vector<int> oversubscription;  // per tier from the leaves up; 1 = non-blocking
+  core::BytesPerSec link_bytes_per_s = 0;  // switch-to-switch, per direction
+  core::Seconds link_latency_s = 0;        // per hop
+};
+
+struct ClusterSpec {
+  std::string name;
+  GpuType gpu;
+  int nodes = 0;
+  NodeSpec node;
+  FabricSpec fabric;
+};
+
+// Why the fabric cannot hold the cluster (radix too small, oversubscription that does not divide the
+// ports) and which fabric key is at fault; problem is empty when it fits.
+struct FabricProblem {
+  std::string key;
+  std::string problem;
+};
+FabricProblem fabric_problem(const ClusterSpec& spec);
+// Throws std::invalid_argument with fabric_problem() when there is one.
+Topology build_cluster(const ClusterSpec& spec);
+
+}  // namespace k3::topo
