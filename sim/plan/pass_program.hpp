@@ -23,10 +23,14 @@ enum class CollectiveKind : std::uint8_t {
 };
 std::string to_string(CollectiveKind k);
 
-// Bytes that GPU i (row) sends GPU j (column), over the members of a collective in order.
+// Bytes that GPU i (row) sends GPU j (column), over the members of a collective in order, and for the
+// hierarchical (DeepEP) algorithm the bytes each member sends over its NIC to each node after deduplicating
+// tokens bound for several GPUs of that node.
 struct TrafficMatrix {
   int n = 0;
-  std::vector<double> bytes;  // n x n, row-major
+  std::vector<double> bytes;       // n x n, row-major
+  int nodes = 0;
+  std::vector<double> node_bytes;  // n x nodes, row-major (nodes numbered by first appearance)
   double at(int i, int j) const { return bytes[static_cast<std::size_t>(i) * static_cast<std::size_t>(n) +
                                                static_cast<std::size_t>(j)]; }
 };

@@ -186,13 +186,15 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     if (s.expert_load.bins < 2) e->at("bins").fail("needs at least 2 bins", "an integer >= 2");
   }
   if (auto r = doc.find("recompute")) {
-    s.recompute = enum_of<Recompute>(
-        *r, {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}});
+    s.recompute = enum_of<model::Recompute>(*r, {{"none", model::Recompute::None},
+                                                  {"selective", model::Recompute::Selective},
+                                                  {"full", model::Recompute::Full}});
   }
   if (auto o = doc.find("optimizer")) {
     o->allow_only({"kind", "newton_schulz_iterations"});
     if (auto k = o->find("kind")) {
-      s.optimizer.kind = enum_of<OptimizerKind>(*k, {{"adamw", OptimizerKind::adamw}, {"muon", OptimizerKind::muon}});
+      s.optimizer.kind =
+          enum_of<model::Optimizer>(*k, {{"adamw", model::Optimizer::AdamW}, {"muon", model::Optimizer::Muon}});
     }
     s.optimizer.newton_schulz_iterations = positive_int(*o, "newton_schulz_iterations", 5);
   }
@@ -229,14 +231,6 @@ std::string to_string(PipelineScheduleKind k) {
   return "?";
 }
 std::string to_string(AllToAllAlgorithm a) { return a == AllToAllAlgorithm::flat ? "flat" : "deepep"; }
-std::string to_string(Recompute r) {
-  switch (r) {
-    case Recompute::none: return "none";
-    case Recompute::selective: return "selective";
-    case Recompute::full: return "full";
-  }
-  return "?";
-}
 std::string to_string(NetworkModelKind n) { return n == NetworkModelKind::flow ? "flow" : "analytical"; }
 
 }  // namespace k3::plan

@@ -8,14 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "model/memory.hpp"
 #include "sim/core/yaml_input.hpp"
 
 namespace k3::plan {
 
 enum class PipelineScheduleKind { one_f_one_b, interleaved, dualpipe };
 enum class AllToAllAlgorithm { flat, deepep };
-enum class Recompute { none, selective, full };
-enum class OptimizerKind { adamw, muon };
 enum class NetworkModelKind { flow, analytical };
 enum class GemmPrecision { bf16, fp8 };
 enum class ElementType { fp8, bf16 };
@@ -59,7 +58,7 @@ struct ExpertLoadSpec {
 };
 
 struct OptimizerSpec {
-  OptimizerKind kind = OptimizerKind::adamw;
+  model::Optimizer kind = model::Optimizer::AdamW;
   int newton_schulz_iterations = 5;
 };
 
@@ -75,7 +74,7 @@ struct Scenario {
   PrecisionSpec precision;
   CommunicationSpec communication;
   ExpertLoadSpec expert_load;
-  Recompute recompute = Recompute::none;
+  model::Recompute recompute = model::Recompute::None;
   OptimizerSpec optimizer;
   NetworkModelKind network = NetworkModelKind::flow;
   std::string profile;         // calibration profile JSON; empty: the shipped default
@@ -96,7 +95,6 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
 
 std::string to_string(PipelineScheduleKind k);
 std::string to_string(AllToAllAlgorithm a);
-std::string to_string(Recompute r);
 std::string to_string(NetworkModelKind n);
 
 }  // namespace k3::plan
