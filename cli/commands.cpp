@@ -1,18 +1,24 @@
 #include "cli/commands.hpp"
 
-#include <array>
-
 namespace k3::cli {
 
 // Subcommand attach functions, one per file in cli/.
 void attach_model(CLI::App& app, int& exit_status);
 void attach_kv(CLI::App& app, int& exit_status);
+void attach_calibrate(CLI::App& app, int& exit_status);
+void attach_profile(CLI::App& app, int& exit_status);
+void attach_traffic(CLI::App& app, int& exit_status);
+void attach_balance(CLI::App& app, int& exit_status);
 
 namespace {
-constexpr std::array<Command, 2> kCommands{{
+constexpr Command kCommands[] = {
     {"model", attach_model},
     {"kv", attach_kv},
-}};
+    {"calibrate", attach_calibrate},
+    {"profile", attach_profile},
+    {"traffic", attach_traffic},
+    {"balance", attach_balance},
+};
 }  // namespace
 
 std::span<const Command> commands() { return kCommands; }

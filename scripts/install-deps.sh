@@ -6,7 +6,7 @@ packages=(
   libeigen3-dev libboost-graph-dev libfmt-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   openmpi-bin libopenmpi-dev libsimgrid-dev
-  chromium chromium-driver
+  chromium chromium-driver python3-selenium tidy
   clang libclang-rt-14-dev
 )
 missing=()

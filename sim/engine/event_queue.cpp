@@ -1,5 +1,6 @@
 #include "sim/engine/event_queue.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "sim/core/error.hpp"
@@ -11,6 +12,8 @@ constexpr int kSequenceBits = 40;
 constexpr std::uint64_t kSequenceMask = (std::uint64_t{1} << kSequenceBits) - 1;
 // Priorities are shifted into an unsigned 24-bit field so that negative priorities sort first.
 constexpr std::int64_t kPriorityBias = std::int64_t{1} << 23;
+// A 4-ary heap: half the levels of a binary heap, and the four children share a cache line or two.
+constexpr std::size_t kArity = 4;
 }  // namespace
 
 EventHandle EventQueue::schedule(SimTime time, EventPriority priority, EventCallback callback) {
@@ -40,7 +43,7 @@ bool EventQueue::pending(EventHandle handle) const {
 bool EventQueue::cancel(EventHandle handle) {
   if (!pending(handle)) return false;
   Slot& s = slots_[handle.slot];
-  s.callback = nullptr;
+  s.callback.reset();
   ++s.generation;  // the heap entry now refers to an old generation and is dropped when it surfaces
   --live_;
   return true;
@@ -68,7 +71,6 @@ SimTime EventQueue::pop(EventCallback& callback_out) {
   K3SIM_ASSERT(!heap_.empty(), "pop on an empty event queue");
   const Entry e = pop_heap();
   callback_out = std::move(slots_[e.slot].callback);
-  slots_[e.slot].callback = nullptr;
   release(e.slot);
   --live_;
   return e.time;
@@ -78,7 +80,7 @@ void EventQueue::push_heap(Entry e) {
   heap_.push_back(e);
   std::size_t i = heap_.size() - 1;
   while (i > 0) {
-    const std::size_t parent = (i - 1) / 2;
+    const std::size_t parent = (i - 1) / kArity;
     if (!before(e, heap_[parent])) break;
     heap_[i] = heap_[parent];
     i = parent;
@@ -94,12 +96,15 @@ EventQueue::Entry EventQueue::pop_heap() {
   if (n == 0) return top;
   std::size_t i = 0;
   while (true) {
-    std::size_t child = 2 * i + 1;
-    if (child >= n) break;
-    if (child + 1 < n && before(heap_[child + 1], heap_[child])) ++child;
-    if (!before(heap_[child], last)) break;
-    heap_[i] = heap_[child];
-    i = child;
+    const std::size_t first = kArity * i + 1;
+    if (first >= n) break;
+    const std::size_t end = std::min(first + kArity, n);
+    std::size_t best = first;
+    for (std::size_t c = first + 1; c < end; ++c)
+      if (before(heap_[c], heap_[best])) best = c;
+    if (!before(heap_[best], last)) break;
+    heap_[i] = heap_[best];
+    i = best;
   }
   heap_[i] = last;
   return top;

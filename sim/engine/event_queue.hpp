@@ -6,15 +6,14 @@
 // plain entries so that sifting moves 24 bytes, not a std::function. Cancelling bumps the slot's generation;
 // the stale heap entry is skipped when it surfaces.
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/engine/callback.hpp"
 
 namespace k3::engine {
 
 using core::SimTime;
-using EventCallback = std::function<void()>;
 
 // Lower priority values fire first among events at the same time.
 using EventPriority = std::int32_t;

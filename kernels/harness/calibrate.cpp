@@ -1,0 +1,101 @@
+#include "kernels/harness/calibrate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "sim/core/error.hpp"
+
+namespace k3::kernels {
+
+using nlohmann::json;
+
+std::vector<std::string> calibration_ops(const Backend& backend) { return backend.available_ops(); }
+
+json to_json(const OpRun& run) {
+  const double s = run.timing.median_s;
+  return {{"op", run.op},
+          {"op_class", run.op_class},
+          {"peak", run.peak},
+          {"work_unit", cost::to_string(run.unit)},
+          {"shape", run.shape},
+          {"flops", run.flops},
+          {"bytes", run.bytes},
+          {"median_s", s},
+          {"p10_s", run.timing.p10_s},
+          {"p90_s", run.timing.p90_s},
+          {"samples_s", run.timing.samples_s},
+          {"achieved_flops_per_s", s > 0 ? run.flops / s : 0.0},
+          {"achieved_bytes_per_s", s > 0 ? run.bytes / s : 0.0},
+          {"validation", run.validation}};
+}
+
+cost::CalibrationProfile build_profile(const cost::DeviceIdentity& device, const std::vector<OpRun>& runs,
+                                       const std::string& created_utc) {
+  cost::CalibrationProfile p;
+  p.set_device(device);
+  p.set_created_utc(created_utc);
+  // Peaks: the best rate any probe run achieved (the largest probe shapes normally win).
+  double hbm = 0;
+  std::map<std::string, double> gemm;
+  for (const auto& r : runs) {
+    K3SIM_ASSERT(r.timing.median_s > 0, "calibration run '" + r.op + "' has no positive time");
+    if (r.op == "hbm_copy") hbm = std::max(hbm, r.bytes / r.timing.median_s);
+    if (r.op == "gemm_peak") {
+      const std::string dtype = r.shape.at("dtype").get<std::string>();
+      gemm[dtype] = std::max(gemm[dtype], r.flops / r.timing.median_s);
+    }
+  }
+  K3SIM_ASSERT(hbm > 0, "calibration ran no hbm_copy probe");
+  K3SIM_ASSERT(!gemm.empty(), "calibration ran no gemm_peak probe");
+  p.set_hbm_bytes_per_s(hbm);
+  for (const auto& [dtype, v] : gemm) p.set_gemm_flops_per_s(dtype, v);
+
+  // Curves: per class, the median efficiency at each distinct work size.
+  std::map<std::string, std::vector<const OpRun*>> by_class;
+  for (const auto& r : runs) {
+    if (r.op != "gemm_peak") by_class[r.op_class].push_back(&r);
+  }
+  json measurements = json::array();
+  for (const auto& r : runs) measurements.push_back(to_json(r));
+  for (auto& [name, list] : by_class) {
+    const OpRun& first = *list.front();
+    if (first.peak != "hbm" && !p.has_gemm_peak(first.peak.substr(5))) continue;  // no probe for this dtype
+    const double peak = p.peak(first.peak);
+    std::map<double, std::vector<double>> by_work;
+    for (const OpRun* r : list) {
+      K3SIM_ASSERT(r->peak == first.peak && r->unit == first.unit, "op class '" + name + "' mixes peaks or units");
+      by_work[r->work()].push_back(r->work() / r->timing.median_s / peak);
+    }
+    cost::EfficiencyCurve curve;
+    curve.unit = first.unit;
+    curve.peak = first.peak;
+    for (auto& [work, effs] : by_work) {
+      if (work > 0) curve.points.push_back({work, percentile(effs, 0.5)});
+    }
+    if (!curve.points.empty()) p.set_curve(name, std::move(curve));
+  }
+  p.set_measurements(std::move(measurements));
+  return p;
+}
+
+cost::CalibrationProfile calibrate(Backend& backend, const std::vector<std::string>& ops, bool quick,
+                                   const std::string& created_utc) {
+  const auto available = backend.available_ops();
+  for (const auto& op : ops) {
+    if (std::find(available.begin(), available.end(), op) == available.end()) {
+      throw core::InputError({"--ops", "", 0}, "unknown op '" + op + "'", fmt::format("{}", fmt::join(available, ", ")));
+    }
+  }
+  std::vector<OpRun> runs;
+  for (const auto& op : available) {
+    const bool probe = op == "hbm_copy" || op == "gemm_peak";
+    if (!probe && !ops.empty() && std::find(ops.begin(), ops.end(), op) == ops.end()) continue;
+    auto op_runs = backend.measure(op, quick);
+    runs.insert(runs.end(), std::make_move_iterator(op_runs.begin()), std::make_move_iterator(op_runs.end()));
+  }
+  return build_profile(backend.identify(), runs, created_utc);
+}
+
+}  // namespace k3::kernels
