@@ -9,6 +9,7 @@ void attach_calibrate(CLI::App& app, int& exit_status);
 void attach_profile(CLI::App& app, int& exit_status);
 void attach_traffic(CLI::App& app, int& exit_status);
 void attach_balance(CLI::App& app, int& exit_status);
+void attach_collective(CLI::App& app, int& exit_status);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -18,6 +19,7 @@ constexpr Command kCommands[] = {
     {"profile", attach_profile},
     {"traffic", attach_traffic},
     {"balance", attach_balance},
+    {"collective", attach_collective},
 };
 }  // namespace
 
