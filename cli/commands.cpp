@@ -10,6 +10,7 @@ void attach_profile(CLI::App& app, int& exit_status);
 void attach_traffic(CLI::App& app, int& exit_status);
 void attach_balance(CLI::App& app, int& exit_status);
 void attach_collective(CLI::App& app, int& exit_status);
+void attach_topo(CLI::App& app, int& exit_status);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -20,6 +21,7 @@ constexpr Command kCommands[] = {
     {"traffic", attach_traffic},
     {"balance", attach_balance},
     {"collective", attach_collective},
+    {"topo", attach_topo},
 };
 }  // namespace
 

@@ -18,6 +18,5 @@ std::map<std::string, GpuType> builtin_gpu_types();
 
 ClusterSpec parse_cluster_spec(const core::YamlValue& root);
 ClusterSpec load_cluster_spec(const std::string& preset_or_path, const std::vector<std::string>& overrides = {});
-Topology load_topology(const std::string& preset_or_path, const std::vector<std::string>& overrides = {});
 
 }  // namespace k3::topo

@@ -164,4 +164,9 @@ class TopologyBuilder {
   std::vector<std::vector<VertexId>> node_gpus_;
 };
 
+// A preset name (k3sim topo lists them) or a path to a topology YAML file, with "key=value" overrides such
+// as "nodes=512" or "fabric.radix=128". Bad input throws core::InputError naming file, key, line and what
+// is allowed. Defined in topologies/load.cpp (load.hpp has the ClusterSpec-level functions).
+Topology load_topology(const std::string& preset_or_path, const std::vector<std::string>& overrides = {});
+
 }  // namespace k3::topo

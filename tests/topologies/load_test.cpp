@@ -1,0 +1,112 @@
+#include <gtest/gtest.h>
+
+#include "topologies/load.hpp"
+
+namespace k3::topo {
+namespace {
+
+// A valid file to mutate one line at a time.
+const char* kValid = R"(name: tiny
+nodes: 4
+node:
+  type: hgx8
+  gpu: H100-SXM
+  nvlink_bytes_per_s: 450e9
+  nvlink_latency_s: 0.5e-6
+  pcie_bytes_per_s: 64e9
+  pcie_latency_s: 0.5e-6
+  nic_bytes_per_s: 50e9
+  nic_latency_s: 1e-6
+fabric:
+  kind: rail_fat_tree
+  radix: 16
+  oversubscription: [1]
+  link_bytes_per_s: 50e9
+  link_latency_s: 0.3e-6
+)";
+
+ClusterSpec parse(const std::string& text) {
+  return parse_cluster_spec(core::YamlValue::parse_string(text, "tiny.yaml"));
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+core::InputError error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const core::InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error for:\n" << text;
+  return core::InputError({}, "");
+}
+
+TEST(LoadTopology, ValidFileParses) {
+  const auto s = parse(kValid);
+  EXPECT_EQ(s.nodes, 4);
+  EXPECT_EQ(s.node.gpus, 8);
+  EXPECT_EQ(s.gpu.name, "H100-SXM");
+  EXPECT_DOUBLE_EQ(s.gpu.bf16_flops_per_s, 989.4e12);  // hardware.csv H100-SXM bf16_tflops
+  EXPECT_EQ(s.fabric.kind, FabricKind::rail_fat_tree);
+}
+
+TEST(LoadTopology, UnknownGpuTypeNamesKeyLineAndAllowed) {
+  const auto e = error_of(replace(kValid, "gpu: H100-SXM", "gpu: H900"));
+  EXPECT_EQ(e.where().file, "tiny.yaml");
+  EXPECT_EQ(e.where().key, "node.gpu");
+  EXPECT_EQ(e.where().line, 5);
+  EXPECT_NE(e.allowed().find("H800-SXM"), std::string::npos);
+}
+
+TEST(LoadTopology, UnknownNodeTypeAndUnknownKey) {
+  const auto t = error_of(replace(kValid, "type: hgx8", "type: dgx"));
+  EXPECT_EQ(t.where().key, "node.type");
+  EXPECT_EQ(t.where().line, 4);
+  EXPECT_NE(t.allowed().find("nvl72"), std::string::npos);
+  const auto k = error_of(replace(kValid, "  radix: 16", "  radixx: 16"));
+  EXPECT_EQ(k.where().key, "fabric.radixx");
+  EXPECT_EQ(k.where().line, 14);
+  EXPECT_EQ(k.problem(), "unknown key");
+}
+
+TEST(LoadTopology, RadixTooSmallForTheNodeCount) {
+  // radix 16: a rail leaf takes 8 nodes; 8 rails x ceil(80/8) = 80 leaves > 16 spine ports.
+  const auto e = error_of(replace(kValid, "nodes: 4", "nodes: 80"));
+  EXPECT_EQ(e.where().key, "fabric.radix");
+  EXPECT_EQ(e.where().line, 14);
+  EXPECT_NE(e.problem().find("at most 16 nodes"), std::string::npos) << e.problem();
+}
+
+TEST(LoadTopology, NegativeBandwidthAndBadOversubscription) {
+  const auto e = error_of(replace(kValid, "nic_bytes_per_s: 50e9", "nic_bytes_per_s: -50e9"));
+  EXPECT_EQ(e.where().key, "node.nic_bytes_per_s");
+  EXPECT_EQ(e.where().line, 10);
+  const auto o = error_of(replace(kValid, "oversubscription: [1]", "oversubscription: [3]"));
+  EXPECT_EQ(o.where().key, "fabric.oversubscription");
+}
+
+TEST(LoadTopology, PresetsOverridesAndUnknownPreset) {
+  const auto names = preset_names();
+  for (const char* p : {"h800-dsv3-2048", "a100-selene", "h100-rail", "h200-rail", "gb200-nvl72"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), p), names.end()) << p;
+    EXPECT_GT(load_topology(p).gpu_count(), 0u) << p;
+  }
+  EXPECT_EQ(load_topology("h100-rail", {"nodes=4"}).gpu_count(), 32u);
+  EXPECT_EQ(load_cluster_spec("h100-rail", {"fabric.radix=128"}).fabric.radix, 128);
+  try {
+    load_topology("h900-cluster");
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().file, "h900-cluster");
+    EXPECT_NE(e.allowed().find("gb200-nvl72"), std::string::npos);
+  }
+  EXPECT_THROW(load_topology("h100-rail", {"nodes"}), core::InputError);
+  EXPECT_THROW(load_topology("h100-rail", {"nodes=-3"}), core::InputError);
+  EXPECT_THROW(load_topology("h100-rail", {"frobnicate=1"}), core::InputError);
+}
+
+}  // namespace
+}  // namespace k3::topo
