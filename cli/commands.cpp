@@ -9,8 +9,8 @@ void attach_calibrate(CLI::App& app, int& exit_status);
 void attach_profile(CLI::App& app, int& exit_status);
 void attach_traffic(CLI::App& app, int& exit_status);
 void attach_balance(CLI::App& app, int& exit_status);
-void attach_collective(CLI::App& app, int& exit_status);
 void attach_topo(CLI::App& app, int& exit_status);
+void attach_collective(CLI::App& app, int& exit_status);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -20,8 +20,8 @@ constexpr Command kCommands[] = {
     {"profile", attach_profile},
     {"traffic", attach_traffic},
     {"balance", attach_balance},
-    {"collective", attach_collective},
     {"topo", attach_topo},
+    {"collective", attach_collective},
 };
 }  // namespace
 

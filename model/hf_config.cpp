@@ -162,6 +162,12 @@ ModelSpec read(const Config& c) {
   const auto heads = c.integer(r, "num_attention_heads");
   const Activation act = activation_of(c, Activation::SwiGLU);
   KeyLocator locate = [&](const std::string& canonical) {
+    // Kimi Linear spells the MoE keys differently; name the spelling the file uses.
+    static const std::map<std::string, std::string> kimi_linear_names{
+        {"moe.routed_experts", "num_experts"}, {"moe.experts_per_token", "num_experts_per_token"},
+        {"moe.shared_experts", "num_shared_experts"}};
+    auto alt = kimi_linear_names.find(canonical);
+    if (alt != kimi_linear_names.end() && c.line_of(alt->second) > 0) return c.where(alt->second);
     auto it = json_names().find(canonical);
     return c.where(it != json_names().end() ? it->second : canonical);
   };

@@ -14,3 +14,15 @@ for preset in release asan-ubsan; do
   echo "=== ${preset}: tests"
   ctest --preset "${preset}" -j "${jobs}" --timeout 900
 done
+# CUDA: compile the kernels, the cuda calibration backend and the GPU tests when nvcc exists, and run the
+# GPU-labelled tests (they report skipped without a device). Only the kernel targets are built here.
+if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "=== cuda: configure and build the kernels"
+  cmake --preset cuda >/dev/null
+  cuda_targets="k3sim_kernels_cuda k3sim_calibration test_kernels_gpu"
+  if cmake --build build/cuda --target help | grep -q k3sim_nccl_sweep; then cuda_targets="${cuda_targets} k3sim_nccl_sweep"; fi
+  # shellcheck disable=SC2086
+  cmake --build build/cuda --target ${cuda_targets} -j "${jobs}"
+  echo "=== cuda: GPU tests"
+  ctest --test-dir build/cuda -L gpu --output-on-failure --timeout 900
+fi

@@ -36,12 +36,16 @@ cost::CalibrationProfile build_profile(const cost::DeviceIdentity& device, const
   cost::CalibrationProfile p;
   p.set_device(device);
   p.set_created_utc(created_utc);
-  // Peaks: the best rate any probe run achieved (the largest probe shapes normally win).
-  double hbm = 0;
+  // HBM peak: the rate of the largest copy (smaller copies can be served by caches, which is not HBM);
+  // GEMM peak per dtype: the best rate any probe run achieved.
+  double hbm = 0, hbm_probe_bytes = 0;
   std::map<std::string, double> gemm;
   for (const auto& r : runs) {
     K3SIM_ASSERT(r.timing.median_s > 0, "calibration run '" + r.op + "' has no positive time");
-    if (r.op == "hbm_copy") hbm = std::max(hbm, r.bytes / r.timing.median_s);
+    if (r.op == "hbm_copy" && r.bytes > hbm_probe_bytes) {
+      hbm_probe_bytes = r.bytes;
+      hbm = r.bytes / r.timing.median_s;
+    }
     if (r.op == "gemm_peak") {
       const std::string dtype = r.shape.at("dtype").get<std::string>();
       gemm[dtype] = std::max(gemm[dtype], r.flops / r.timing.median_s);

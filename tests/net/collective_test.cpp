@@ -150,3 +150,15 @@ TEST(Collective, OneRankCompletesAtOnce) {
   EXPECT_EQ(r.time_s, 0.0);
   EXPECT_EQ(r.flows, 0u);
 }
+
+TEST(Collective, LinkClassEfficiencyScalesTheBandwidthTerm) {
+  // NVLink at 80% of line rate: the ring all-reduce bandwidth term grows by 1/0.8, latency terms stay.
+  const auto topo = test::nvswitch_node(8);
+  const double S = 64 * core::kMiB, B = test::kNvlinkBytesPerS;
+  net::LinkEfficiency efficiency;
+  efficiency.set(topo::LinkClass::nvlink, 0.8);
+  const auto r = net::simulate_collective(topo, spec_of(CollectiveOp::allreduce, CollectiveAlgorithm::ring, 8, S),
+                                          NetworkKind::flow, efficiency);
+  EXPECT_NEAR(r.time_s, 14.0 / 8.0 * S / (0.8 * B) + 14 * 2 * test::kNvlinkLatencyS, 14 * kPs);
+  EXPECT_THROW(efficiency.set(topo::LinkClass::nic, 1.5), core::InputError);
+}
