@@ -18,6 +18,53 @@ std::shared_ptr<TrafficMatrix> scaled(const TrafficMatrix& m, double f) {
   return out;
 }
 
+// Replaces sampling noise by its expectation while keeping what the routing decides: every entry becomes
+// the mean of its class (same node or other node as the sender), times the receiver's load (a GPU hosting
+// hot experts receives proportionally more). Transfers of one class then finish together, which keeps the
+// flow model's re-solves few; the per-GPU totals keep the imbalance.
+TrafficMatrix expected_matrix(const TrafficMatrix& m, const std::vector<int>& node_pos,
+                              const std::vector<double>& load, bool by_receiver) {
+  const auto n = static_cast<std::size_t>(m.n);
+  double sum[2] = {0, 0};
+  double count[2] = {0, 0};
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const int c = node_pos[i] == node_pos[j] ? 0 : 1;
+      sum[c] += m.bytes[i * n + j];
+      count[c] += 1;
+    }
+  }
+  TrafficMatrix out = m;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const int c = node_pos[i] == node_pos[j] ? 0 : 1;
+      const double mean = count[c] > 0 ? sum[c] / count[c] : 0;
+      out.bytes[i * n + j] = mean * load[by_receiver ? j : i];
+    }
+  }
+  // NIC bytes keep the sample's deduplication ratio (node copies per cross-node GPU copy), applied to the
+  // expected GPU bytes, and stay between the largest and the sum of the bytes to the node's GPUs.
+  const auto nodes = static_cast<std::size_t>(m.nodes);
+  double node_sum = 0;
+  for (double b : m.node_bytes) node_sum += b;
+  const double dedup = sum[1] > 0 ? node_sum / sum[1] : 1.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t k = 0; k < nodes; ++k) {
+      if (static_cast<std::size_t>(node_pos[i]) == k) continue;
+      double total = 0, largest = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        if (static_cast<std::size_t>(node_pos[j]) != k) continue;
+        total += out.bytes[i * n + j];
+        largest = std::max(largest, out.bytes[i * n + j]);
+      }
+      out.node_bytes[i * nodes + k] = std::clamp(dedup * total, largest, total);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 MoeSample sample_moe(const MoeSamplingSpec& spec) {
@@ -117,10 +164,12 @@ MoeSample sample_moe(const MoeSamplingSpec& spec) {
     }
     MoeLayerLoad layer;
     for (int g = 0; g < ep; ++g) layer.routed_factor.push_back(load.share(i, g) * ep);
-    layer.dispatch = scaled(elements, scale * spec.dispatch_bytes_per_element);
-    layer.combine = scaled(back, scale * spec.combine_bytes_per_element);
-    layer.dispatch_grad = scaled(elements, scale * spec.gradient_bytes_per_element);
-    layer.combine_grad = scaled(back, scale * spec.gradient_bytes_per_element);
+    const auto to_experts = expected_matrix(elements, node_pos, layer.routed_factor, true);
+    const auto from_experts = expected_matrix(back, node_pos, layer.routed_factor, false);
+    layer.dispatch = scaled(to_experts, scale * spec.dispatch_bytes_per_element);
+    layer.combine = scaled(from_experts, scale * spec.combine_bytes_per_element);
+    layer.dispatch_grad = scaled(to_experts, scale * spec.gradient_bytes_per_element);
+    layer.combine_grad = scaled(from_experts, scale * spec.gradient_bytes_per_element);
     const double tokens = static_cast<double>(spec.sample_tokens) * ep;
     out.distinct_gpus_per_token += gpu_copies / tokens / spec.distinct_samples;
     out.distinct_nodes_per_token += node_copies / tokens / spec.distinct_samples;

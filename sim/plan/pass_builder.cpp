@@ -101,6 +101,10 @@ class StagePassBuilder {
     auto it = ctx_.moe.find(block);
     const double factor = it == ctx_.moe.end() ? 1.0 : it->second.routed_factor[static_cast<std::size_t>(g)];
     o = model::scale_routed(o, factor);
+    // A GPU reads only the weights of the experts it hosts.
+    const double local_weights = o.weight_bytes / ctx_.ep;
+    o.read_bytes -= o.weight_bytes - local_weights;
+    o.weight_bytes = local_weights;
     if (auto* e = std::get_if<model::ExpertGemmShape>(&o.shape)) {
       // Each GPU hosts experts/ep experts and receives tokens from all ep ranks.
       e->experts = std::max(1, e->experts / ctx_.ep);

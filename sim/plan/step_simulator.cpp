@@ -114,10 +114,12 @@ class StepRun {
     m.bins = sc_.expert_load.bins;
     m.seed = sc_.seed;
     moe_ = sample_moe(m);
-    int i = 0;
-    for (std::size_t b = 0; b < blocks_.size(); ++b) {
-      if (has_dispatch(blocks_[b])) {
-        moe_layers_[static_cast<int>(b)] = moe_.layers[static_cast<std::size_t>(i++) % moe_.layers.size()];
+    // Samples are cycled by position inside each stage, so stages of the same composition are identical
+    // and their passes are simulated once.
+    for (const auto& stage : stages_) {
+      std::size_t i = 0;
+      for (int b : stage.blocks) {
+        if (has_dispatch(blocks_[static_cast<std::size_t>(b)])) moe_layers_[b] = moe_.layers[i++ % moe_.layers.size()];
       }
     }
   }
@@ -135,28 +137,46 @@ class StepRun {
     return ctx;
   }
 
+  // Stages holding the same sequence of block kinds run the same passes (the MoE samples follow the
+  // position inside the stage), so each class of stages is simulated once.
+  int stage_class(int stage) {
+    if (stage_class_.empty()) {
+      std::map<std::vector<std::string>, int> first;
+      for (std::size_t s = 0; s < stages_.size(); ++s) {
+        std::vector<std::string> sig;
+        for (int b : stages_[s].blocks) sig.push_back(blocks_[static_cast<std::size_t>(b)].kind);
+        stage_class_.push_back(first.emplace(sig, static_cast<int>(s)).first->second);
+      }
+    }
+    return stage_class_[static_cast<std::size_t>(stage)];
+  }
+
+  const PassRecord& memo(int rank, int f_stage, int b_stage, PassPart part) {
+    const auto key = std::tuple{f_stage, b_stage, static_cast<int>(part)};
+    if (auto it = passes_.find(key); it != passes_.end()) return it->second;
+    const auto class_key = std::tuple{stage_class(f_stage), b_stage < 0 ? -1 : stage_class(b_stage),
+                                      static_cast<int>(part)};
+    auto it = by_class_.find(class_key);
+    if (it == by_class_.end()) {
+      PassProgram p;
+      const auto ctx = context(rank);
+      if (b_stage < 0) {
+        append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(f_stage)], part);
+      } else {
+        append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(f_stage)], PassPart::forward);
+        append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(b_stage)], PassPart::backward);
+      }
+      it = by_class_.emplace(class_key, record_pass(p)).first;
+    }
+    return passes_.emplace(key, it->second).first->second;
+  }
+
   const PassRecord& pass(int rank, int chunk, PassPart part) {
-    const int stage = schedule_.stage_of(rank, chunk);
-    const auto key = std::tuple{stage, -1, static_cast<int>(part)};
-    auto it = passes_.find(key);
-    if (it != passes_.end()) return it->second;
-    PassProgram p;
-    const auto ctx = context(rank);
-    append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(stage)], part);
-    return passes_.emplace(key, record_pass(p)).first->second;
+    return memo(rank, schedule_.stage_of(rank, chunk), -1, part);
   }
 
   const PassRecord& overlapped(int rank, int f_chunk, int b_chunk) {
-    const int fs = schedule_.stage_of(rank, f_chunk);
-    const int bs = schedule_.stage_of(rank, b_chunk);
-    const auto key = std::tuple{fs, bs, static_cast<int>(PassPart::backward)};
-    auto it = passes_.find(key);
-    if (it != passes_.end()) return it->second;
-    PassProgram p;
-    const auto ctx = context(rank);
-    append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(fs)], PassPart::forward);
-    append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(bs)], PassPart::backward);
-    return passes_.emplace(key, record_pass(p)).first->second;
+    return memo(rank, schedule_.stage_of(rank, f_chunk), schedule_.stage_of(rank, b_chunk), PassPart::backward);
   }
 
   PassRecord record_pass(const PassProgram& p) {
@@ -199,6 +219,8 @@ class StepRun {
   MoeSample moe_;
   std::map<int, MoeLayerLoad> moe_layers_;
   PassMemo passes_;
+  PassMemo by_class_;
+  std::vector<int> stage_class_;
   std::map<std::pair<int, int>, SimTime> p2p_;
   double events_ = 0;
 };
