@@ -11,6 +11,7 @@ void attach_traffic(CLI::App& app, int& exit_status);
 void attach_balance(CLI::App& app, int& exit_status);
 void attach_topo(CLI::App& app, int& exit_status);
 void attach_collective(CLI::App& app, int& exit_status);
+void attach_run(CLI::App& app, int& exit_status);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -22,6 +23,7 @@ constexpr Command kCommands[] = {
     {"balance", attach_balance},
     {"topo", attach_topo},
     {"collective", attach_collective},
+    {"run", attach_run},
 };
 }  // namespace
 

@@ -2,8 +2,9 @@
 add_library(k3sim_options INTERFACE)
 target_compile_options(k3sim_options INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
-    -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference -Wdouble-promotion -Wformat=2
+    -Wcast-align -Wunused -Woverloaded-virtual -Wdouble-promotion -Wformat=2
     -Wimplicit-fallthrough>)
+# -Wnull-dereference is left out: GCC 12 flags std::vector internals at -O3.
 # GCC 12 reports -Wrestrict / -Wstringop-overflow false positives inside libstdc++'s std::string at -O3
 # (GCC bug 105329); they are not about k3sim code.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")

@@ -9,6 +9,7 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <ostream>
 
 namespace k3::core {
 
@@ -57,6 +58,9 @@ class SimTime {
   constexpr explicit SimTime(Rep ps) : ps_(ps) {}
   Rep ps_ = 0;
 };
+
+// Printed in seconds with the unit, e.g. "1.5e-06 s" (used by test failure messages and logs).
+inline std::ostream& operator<<(std::ostream& os, SimTime t) { return os << t.seconds() << " s"; }
 
 // Time to move `bytes` at `rate`, as SimTime.
 inline SimTime transfer_time(Bytes bytes, BytesPerSec rate) { return SimTime::from_seconds(bytes / rate); }

@@ -1,0 +1,67 @@
+// `k3sim run <scenario.yaml> [--set key=value]... [--json] [--trace trace.json] [--trace-ranks N]
+//  [--profile profile.json]`: simulate one training step of the scenario and print step time, breakdown,
+// MFU, memory per GPU and link use.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include "cli/scenario_inputs.hpp"
+#include "cli/version.hpp"
+#include "sim/core/error.hpp"
+#include "sim/plan/step_output.hpp"
+#include "sim/plan/step_simulator.hpp"
+
+namespace k3::cli {
+
+namespace {
+
+struct RunOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  bool json = false;
+  std::string trace;
+  int trace_ranks = 16;
+  std::string profile;
+};
+
+void write_json_file(const std::string& path, const nlohmann::json& j, const char* flag) {
+  std::ofstream out(path);
+  if (!out) throw core::InputError({flag, "", 0}, "cannot write '" + path + "'", "a writable file path");
+  out << j.dump() << "\n";
+}
+
+int run(const RunOptions& o) {
+  const auto inputs = load_scenario_inputs(o.scenario, o.sets, o.profile);
+  plan::StepOptions opt;
+  opt.trace = !o.trace.empty();
+  opt.max_trace_ranks = o.trace_ranks;
+  opt.version = std::string(version_string());
+  const auto result = plan::simulate_step(inputs.scenario, inputs.model, *inputs.topology,
+                                          inputs.profile ? &*inputs.profile : nullptr, opt);
+  if (!o.trace.empty()) write_json_file(o.trace, plan::step_trace(result), "--trace");
+  if (o.json) {
+    fmt::print("{}\n", plan::step_to_json(result).dump(2));
+  } else {
+    fmt::print("{}", plan::step_to_text(result));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void attach_run(CLI::App& app, int& exit_status) {
+  auto o = std::make_shared<RunOptions>();
+  auto* sub = app.add_subcommand("run", "Simulate one training step of a scenario: step time, breakdown, MFU, memory");
+  sub->add_option("scenario", o->scenario, "Scenario YAML (see scenarios/README.md)")->required();
+  sub->add_option("--set", o->sets, "Override a scenario key, e.g. --set parallel.ep=32 (repeatable)");
+  sub->add_flag("--json", o->json, "Print the result as JSON");
+  sub->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace of the pipeline timeline to this file");
+  sub->add_option("--trace-ranks", o->trace_ranks, "Pipeline ranks kept in the trace")->check(CLI::PositiveNumber);
+  sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate` (replaces the defaults)");
+  sub->callback([o, &exit_status] { exit_status = run(*o); });
+}
+
+}  // namespace k3::cli

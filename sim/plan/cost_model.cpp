@@ -1,0 +1,185 @@
+#include "sim/plan/cost_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace k3::plan {
+
+namespace {
+
+constexpr const char* kMamf =
+    "stas00/ml-engineering, compute/accelerator/README.md, 'Maximum Achievable Matmul FLOPS comparison table'";
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+DefaultEfficiencies default_efficiencies(const std::string& gpu) {
+  DefaultEfficiencies d;
+  d.attention_fwd = {0.60, "FlashAttention-2 (arXiv:2307.08691): forward reaches 50-73% of peak on A100; 60% taken"};
+  d.attention_bwd = {0.50, "FlashAttention-2 (arXiv:2307.08691): backward utilisation below forward; 5/6 of the "
+                           "forward figure assumed"};
+  d.kda_scan = {0.35, "assumption: chunkwise delta-rule kernels are bound by small per-chunk matmuls and the "
+                      "inter-chunk recurrence; no published utilisation, replace with `k3sim calibrate`"};
+  d.hbm = {0.90, "sustained device-to-device copies reach about 90% of datasheet HBM bandwidth (e.g. H100 SXM "
+                 "3.0 of 3.35 TB/s); replace with `k3sim calibrate` (probe hbm_copy)"};
+  d.min_kernel_s = 3e-6;
+  d.min_kernel_source = "assumption: a kernel launched in a training step occupies the GPU at least 3 us "
+                        "(launch latency and tail); replace with `k3sim calibrate`";
+  if (starts_with(gpu, "A100")) {
+    d.gemm_bf16 = {267.9 / 312.0, std::string(kMamf) + ": A100 SXM 267.9 of 312 TFLOP/s BF16 (CUDA 12.1)"};
+    d.gemm_fp8 = {0.0, "A100 has no FP8 tensor cores"};
+    d.tile_m = 128;
+    d.tile_n = 128;
+  } else if (starts_with(gpu, "H100") || starts_with(gpu, "H800") || starts_with(gpu, "H200") ||
+             starts_with(gpu, "GH200")) {
+    d.gemm_bf16 = {792.1 / 989.0, std::string(kMamf) + ": H100 SXM 792.1 of 989 TFLOP/s BF16 (CUDA 12.1); "
+                                  "H800 and H200 share the GH100 die and clocks"};
+    d.gemm_fp8 = {1550.0 / 1979.0, "deepseek-ai/DeepGEMM README: FP8 GEMMs up to 1550 TFLOP/s on H800 "
+                                   "(2025-04-18), of 1979 TFLOP/s dense peak"};
+    d.tile_m = 128;
+    d.tile_n = 256;
+  } else {
+    d.gemm_bf16 = {792.1 / 989.0, std::string(kMamf) + ": no measurement for " + gpu +
+                                      "; the H100 SXM fraction (792.1 of 989 TFLOP/s) assumed"};
+    d.gemm_fp8 = {1550.0 / 1979.0, "no FP8 measurement for " + gpu + "; DeepGEMM's H800 fraction "
+                                   "(1550 of 1979 TFLOP/s) assumed"};
+    d.tile_m = 128;
+    d.tile_n = 256;
+  }
+  return d;
+}
+
+OpCostModel::OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision)
+    : device_(std::move(device)), profile_(profile), precision_(gemm_precision),
+      defaults_(default_efficiencies(device_.name)) {
+  if (precision_ == Precision::fp8 && device_.fp8_flops_per_s <= 0) precision_ = Precision::bf16;
+}
+
+double OpCostModel::gemm_peak() const {
+  return precision_ == Precision::fp8 ? device_.fp8_flops_per_s : device_.bf16_flops_per_s;
+}
+
+double OpCostModel::gemm_shape_efficiency(double m, double n, int groups) const {
+  // Tile quantization: partial tiles at the edges do full work; wave quantization: the last wave of
+  // tiles leaves SMs idle.
+  const double tm = defaults_.tile_m;
+  const double tn = defaults_.tile_n;
+  const double tiles_m = std::ceil(std::max(m, 1.0) / tm);
+  const double tiles_n = std::ceil(std::max(n, 1.0) / tn);
+  const double tiles = tiles_m * tiles_n * groups;
+  const double padded = tiles_m * tm * tiles_n * tn;
+  const double tile_eff = (std::max(m, 1.0) * std::max(n, 1.0)) / padded;
+  const double sms = std::max(device_.sms, 1);
+  const double waves = std::ceil(tiles / sms);
+  const double wave_eff = tiles / (waves * sms);
+  return tile_eff * wave_eff;
+}
+
+std::optional<double> OpCostModel::profile_fraction(const std::string& op_class, double work) const {
+  if (profile_ == nullptr || !profile_->has(op_class)) return std::nullopt;
+  return profile_->efficiency(op_class, work);
+}
+
+core::Seconds OpCostModel::memory_time(core::Bytes bytes) const {
+  const double eff = profile_fraction("elementwise", bytes).value_or(defaults_.hbm.value);
+  return bytes / (device_.hbm_bytes_per_s * eff);
+}
+
+core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, bool backward) const {
+  using model::OpKind;
+  if (flops <= 0) return 0;
+  const bool fp8 = precision_ == Precision::fp8;
+  const std::string dtype = fp8 ? "fp8" : "bf16";
+  double rate = 0;
+  switch (op.kind) {
+    case OpKind::DenseGemm:
+    case OpKind::Router: {
+      const auto* s = std::get_if<model::GemmShape>(&op.shape);
+      const double shape_eff = s ? gemm_shape_efficiency(s->m, s->n) : 1.0;
+      const double base = fp8 ? defaults_.gemm_fp8.value : defaults_.gemm_bf16.value;
+      rate = gemm_peak() * profile_fraction("gemm_" + dtype, flops).value_or(base * shape_eff);
+      break;
+    }
+    case OpKind::ExpertGemm: {
+      const auto* s = std::get_if<model::ExpertGemmShape>(&op.shape);
+      const double shape_eff = s ? gemm_shape_efficiency(s->tokens_per_expert, s->n, s->experts) : 1.0;
+      const double base = fp8 ? defaults_.gemm_fp8.value : defaults_.gemm_bf16.value;
+      rate = gemm_peak() * profile_fraction("grouped_gemm_" + dtype, flops).value_or(base * shape_eff);
+      break;
+    }
+    case OpKind::AttentionCore: {
+      const double base = backward ? defaults_.attention_bwd.value : defaults_.attention_fwd.value;
+      rate = device_.bf16_flops_per_s * profile_fraction("attention", flops).value_or(base);
+      break;
+    }
+    case OpKind::KdaChunkScan:
+      rate = device_.bf16_flops_per_s * profile_fraction("kda", flops).value_or(defaults_.kda_scan.value);
+      break;
+    default:
+      return 0;  // memory-bound kinds are costed by bytes only
+  }
+  return flops / rate;
+}
+
+std::string OpCostModel::category(const model::Op& op) {
+  using model::OpKind;
+  switch (op.kind) {
+    case OpKind::DenseGemm: return op.name.rfind("shared", 0) == 0 ? "shared-expert GEMM" : "dense GEMM";
+    case OpKind::ExpertGemm: return "routed-expert GEMM";
+    case OpKind::AttentionCore: return "attention core";
+    case OpKind::KdaChunkScan: return "KDA scan";
+    case OpKind::Router: return "router";
+    case OpKind::Norm: return "norms";
+    case OpKind::Elementwise: return "elementwise";
+    case OpKind::Embedding: return "embedding";
+    case OpKind::Communication: return "communication";
+  }
+  return "other";
+}
+
+OpTime OpCostModel::time(const model::Op& op) const {
+  OpTime t;
+  if (op.kind == model::OpKind::Communication) return t;
+  const double bytes = op.read_bytes + op.write_bytes;
+  const double mem = memory_time(bytes);
+  const double floor = defaults_.min_kernel_s;
+  t.fwd = std::max({compute_time(op, op.fwd_flops, false), mem, floor});
+  // Backward reads what forward read and writes gradients of the same size: twice the traffic.
+  if (op.dgrad_flops > 0 || op.kind == model::OpKind::Norm || op.kind == model::OpKind::Elementwise) {
+    t.dgrad = std::max({compute_time(op, op.dgrad_flops, true), 2 * mem, floor});
+  }
+  if (op.wgrad_flops > 0) t.wgrad = std::max({compute_time(op, op.wgrad_flops, true), mem, floor});
+  return t;
+}
+
+std::vector<std::string> OpCostModel::assumptions() const {
+  std::vector<std::string> out;
+  const auto& d = defaults_;
+  out.push_back(fmt::format("BF16 GEMM efficiency {:.1f}% of {:.0f} TFLOP/s before shape quantization: {}",
+                            100 * d.gemm_bf16.value, device_.bf16_flops_per_s / 1e12, d.gemm_bf16.source));
+  if (device_.fp8_flops_per_s > 0) {
+    out.push_back(fmt::format("FP8 GEMM efficiency {:.1f}% of {:.0f} TFLOP/s: {}", 100 * d.gemm_fp8.value,
+                              device_.fp8_flops_per_s / 1e12, d.gemm_fp8.source));
+  }
+  out.push_back(fmt::format("GEMM tiles {}x{} over {} SMs for tile and wave quantization: NVIDIA Matrix "
+                            "Multiplication Background User's Guide, sections 3.1-3.2",
+                            d.tile_m, d.tile_n, device_.sms));
+  out.push_back(fmt::format("attention forward {:.0f}% / backward {:.0f}% of BF16 peak: {}; {}",
+                            100 * d.attention_fwd.value, 100 * d.attention_bwd.value, d.attention_fwd.source,
+                            d.attention_bwd.source));
+  out.push_back(fmt::format("KDA chunk scan {:.0f}% of BF16 peak: {}", 100 * d.kda_scan.value, d.kda_scan.source));
+  out.push_back(fmt::format("memory-bound ops at {:.0f}% of {:.2f} TB/s HBM: {}", 100 * d.hbm.value,
+                            device_.hbm_bytes_per_s / 1e12, d.hbm.source));
+  out.push_back(fmt::format("minimum kernel time {:.0f} us: {}", d.min_kernel_s * 1e6, d.min_kernel_source));
+  if (profile_ != nullptr) {
+    out.push_back(fmt::format("calibration profile from {} ({}) replaces the defaults for the op classes it "
+                              "measured: {}", profile_->device().name, profile_->device().backend,
+                              fmt::join(profile_->op_classes(), ", ")));
+  }
+  return out;
+}
+
+}  // namespace k3::plan

@@ -1,0 +1,84 @@
+#pragma once
+// Turns a model operator into GPU time: a roofline of the GPU's datasheet peaks times efficiencies.
+//
+// Efficiencies come from a calibration profile when one is given (`k3sim run --profile`: the profile's
+// curve for the op class at the op's work size), else from the shipped defaults below, each with its
+// source: the largest achievable GEMM rate measured per GPU generation, reduced by tile and wave
+// quantization for the op's shape (NVIDIA, "Matrix Multiplication Background User's Guide", sections 3.1
+// and 3.2), and a sustained fraction of HBM bandwidth for memory-bound ops.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/cost/calibration_profile.hpp"
+#include "model/ops.hpp"
+#include "sim/core/units.hpp"
+
+namespace k3::plan {
+
+struct DeviceModel {
+  std::string name;                 // e.g. "H800-SXM"
+  double bf16_flops_per_s = 0;      // dense datasheet peak
+  double fp8_flops_per_s = 0;       // 0 when the GPU has no FP8 tensor cores
+  double hbm_bytes_per_s = 0;
+  int sms = 0;
+};
+
+// One default efficiency with where it comes from.
+struct SourcedFraction {
+  double value = 0;
+  std::string source;
+};
+
+// Datasheet-efficiency defaults for one GPU generation.
+struct DefaultEfficiencies {
+  SourcedFraction gemm_bf16;        // best large-GEMM rate / peak
+  SourcedFraction gemm_fp8;
+  SourcedFraction attention_fwd;    // flash attention forward / BF16 peak
+  SourcedFraction attention_bwd;
+  SourcedFraction kda_scan;         // chunkwise delta-rule kernels / BF16 peak
+  SourcedFraction hbm;              // sustained copy bandwidth / datasheet
+  int tile_m = 128, tile_n = 128;   // output tile of the typical large-GEMM kernel
+  double min_kernel_s = 3e-6;       // a launched kernel takes at least this long
+  std::string min_kernel_source;
+};
+
+DefaultEfficiencies default_efficiencies(const std::string& gpu_name);
+
+enum class Precision { bf16, fp8 };
+
+struct OpTime {
+  core::Seconds fwd = 0, dgrad = 0, wgrad = 0;
+};
+
+class OpCostModel {
+ public:
+  // `profile` may be null (defaults). GEMMs run at `gemm_precision`; attention and scans stay in BF16.
+  OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision);
+
+  // Time of `op` on one GPU for its forward, activation-gradient and weight-gradient parts.
+  OpTime time(const model::Op& op) const;
+  // Breakdown category of an op ("expert GEMM", "dense GEMM", "attention", "KDA scan", "router",
+  // "memory-bound", ...).
+  static std::string category(const model::Op& op);
+
+  const DeviceModel& device() const { return device_; }
+  const DefaultEfficiencies& defaults() const { return defaults_; }
+  // Every efficiency used, with its source, for the report's assumptions section.
+  std::vector<std::string> assumptions() const;
+  // Fraction of peak a GEMM of this shape reaches under the defaults (tile and wave quantization).
+  double gemm_shape_efficiency(double m, double n, int groups = 1) const;
+
+ private:
+  core::Seconds compute_time(const model::Op& op, core::Flops flops, bool backward) const;
+  core::Seconds memory_time(core::Bytes bytes) const;
+  double gemm_peak() const;
+  std::optional<double> profile_fraction(const std::string& op_class, double work) const;
+
+  DeviceModel device_;
+  const cost::CalibrationProfile* profile_;
+  Precision precision_;
+  DefaultEfficiencies defaults_;
+};
+
+}  // namespace k3::plan

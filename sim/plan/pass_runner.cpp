@@ -1,0 +1,94 @@
+#include "sim/plan/pass_runner.hpp"
+
+#include "sim/net/collective_engine.hpp"
+
+namespace k3::plan {
+
+namespace {
+
+class EngineLauncher final : public CollectiveLauncher {
+ public:
+  EngineLauncher(net::CollectiveEngine& engine, const PassRunner& runner) : engine_(engine), runner_(runner) {}
+  void launch(const CollectiveCall& call, std::function<void()> on_done) override {
+    engine_.start(runner_.spec_of(call), [done = std::move(on_done)](const net::CollectiveResult&) { done(); });
+  }
+
+ private:
+  net::CollectiveEngine& engine_;
+  const PassRunner& runner_;
+};
+
+void collect_link_bytes(const net::NetworkModel& network, const topo::Topology& topology, LinkClassBytes* out) {
+  if (out == nullptr) return;
+  const auto& links = topology.links();
+  for (std::size_t l = 0; l < links.size(); ++l) {
+    out->bytes[static_cast<std::size_t>(links[l].link_class)] += network.link_bytes(static_cast<net::NetLinkId>(l));
+  }
+}
+
+}  // namespace
+
+PassRunner::PassRunner(const topo::Topology& topology, PassRunnerConfig config)
+    : topology_(topology), config_(std::move(config)) {}
+
+net::CollectiveSpec PassRunner::spec_of(const CollectiveCall& call) const {
+  net::CollectiveSpec spec;
+  spec.ranks.assign(call.gpus.begin(), call.gpus.end());
+  spec.bytes = call.bytes_per_rank;
+  switch (call.kind) {
+    case CollectiveKind::dispatch:
+    case CollectiveKind::combine:
+      spec.op = net::CollectiveOp::alltoall;
+      spec.algorithm = config_.alltoall;
+      if (call.matrix) {
+        spec.byte_matrix = call.matrix->bytes;
+        if (spec.algorithm == net::CollectiveAlgorithm::deepep) spec.node_bytes = call.matrix->node_bytes;
+      }
+      break;
+    case CollectiveKind::allreduce:
+      spec.op = net::CollectiveOp::allreduce;
+      spec.algorithm = config_.allreduce;
+      break;
+    case CollectiveKind::reducescatter:
+      spec.op = net::CollectiveOp::reducescatter;
+      spec.algorithm = net::CollectiveAlgorithm::ring;
+      break;
+    case CollectiveKind::allgather:
+      spec.op = net::CollectiveOp::allgather;
+      spec.algorithm = net::CollectiveAlgorithm::ring;
+      break;
+  }
+  return spec;
+}
+
+PassOutcome PassRunner::run(const PassProgram& program, LinkClassBytes* link_bytes) const {
+  engine::Simulator sim;
+  auto network = net::make_network(config_.network, sim, topology_, config_.efficiency);
+  sim.add_model(*network);
+  net::CollectiveEngine engine(sim, *network, topology_);
+  EngineLauncher launcher(engine, *this);
+  auto out = execute_pass(program, sim, launcher, config_.compute_slowdown);
+  collect_link_bytes(*network, topology_, link_bytes);
+  return out;
+}
+
+core::Seconds PassRunner::concurrent_time(const std::vector<net::CollectiveSpec>& specs,
+                                          LinkClassBytes* link_bytes) const {
+  engine::Simulator sim;
+  auto network = net::make_network(config_.network, sim, topology_, config_.efficiency);
+  sim.add_model(*network);
+  net::CollectiveEngine engine(sim, *network, topology_);
+  core::SimTime last;
+  for (const auto& s : specs) {
+    engine.start(s, [&last](const net::CollectiveResult& r) { last = std::max(last, r.finish); });
+  }
+  sim.run();
+  collect_link_bytes(*network, topology_, link_bytes);
+  return last.seconds();
+}
+
+core::Seconds PassRunner::collective_time(const net::CollectiveSpec& spec, LinkClassBytes* link_bytes) const {
+  return concurrent_time({spec}, link_bytes);
+}
+
+}  // namespace k3::plan

@@ -1,0 +1,45 @@
+#pragma once
+// Runs PassPrograms on the cluster's network: each pass in a fresh simulator (passes of different stages
+// use disjoint GPUs and are combined by the pipeline executor), collectives expanded by the network
+// library's CollectiveEngine. Keeps the bytes each link class carried, for utilisation.
+#include <array>
+
+#include "sim/net/collective_spec.hpp"
+#include "sim/net/network_factory.hpp"
+#include "sim/plan/pass_executor.hpp"
+#include "topologies/topology.hpp"
+
+namespace k3::plan {
+
+struct PassRunnerConfig {
+  net::NetworkKind network = net::NetworkKind::flow;
+  net::LinkEfficiency efficiency;
+  net::CollectiveAlgorithm alltoall = net::CollectiveAlgorithm::flat;   // or deepep
+  net::CollectiveAlgorithm allreduce = net::CollectiveAlgorithm::ring;  // TP and DP reductions
+  double compute_slowdown = 1.0;
+};
+
+struct LinkClassBytes {
+  std::array<double, topo::kLinkClassCount> bytes{};
+};
+
+class PassRunner {
+ public:
+  PassRunner(const topo::Topology& topology, PassRunnerConfig config);
+
+  // Simulates the pass; `link_bytes` (optional) receives what each link class carried.
+  PassOutcome run(const PassProgram& program, LinkClassBytes* link_bytes = nullptr) const;
+  // One collective alone on an idle network (pipeline transfers, DP reductions).
+  core::Seconds collective_time(const net::CollectiveSpec& spec, LinkClassBytes* link_bytes = nullptr) const;
+  // Several collectives started together, contending; returns when the last completes.
+  core::Seconds concurrent_time(const std::vector<net::CollectiveSpec>& specs, LinkClassBytes* link_bytes = nullptr) const;
+
+  const PassRunnerConfig& config() const { return config_; }
+  net::CollectiveSpec spec_of(const CollectiveCall& call) const;
+
+ private:
+  const topo::Topology& topology_;
+  PassRunnerConfig config_;
+};
+
+}  // namespace k3::plan

@@ -1,0 +1,40 @@
+#pragma once
+// Memory per GPU of one pipeline rank: its parameters' weights, gradients and optimizer state under the
+// ZeRO stage, the activations of the micro-batches the schedule keeps in flight, and the all-to-all
+// buffers, against the GPU's HBM.
+#include <vector>
+
+#include "model/memory.hpp"
+#include "sim/plan/scenario.hpp"
+#include "sim/plan/stage_split.hpp"
+#include "sim/plan/step_result.hpp"
+
+namespace k3::plan {
+
+struct RankParams {
+  double dense = 0;   // parameters replicated across the DP group (divided by TP already)
+  double routed = 0;  // routed-expert parameters held by this GPU (divided by EP)
+};
+
+RankParams rank_params(const std::vector<model::OpBlock>& blocks, const std::vector<StageBlocks>& stages,
+                       const std::vector<int>& stage_indices, int tp, int ep);
+
+struct MemoryInputs {
+  RankParams params;
+  int dp = 1;                 // dense-parameter DP degree
+  int expert_dp = 1;          // routed-parameter DP degree (dp / ep)
+  int zero_stage = 0;
+  model::Optimizer optimizer = model::Optimizer::AdamW;
+  double muon_fraction = 0;   // of dense parameters that Muon optimises (matrices)
+  core::Bytes activations_per_microbatch = 0;  // this rank's stages, one micro-batch
+  double microbatches_in_flight = 1;
+  core::Bytes alltoall_buffers = 0;
+};
+
+std::vector<MemoryShare> memory_per_gpu(const MemoryInputs& in);
+
+// Micro-batches whose activations a rank keeps at the peak of the schedule, in units of one
+// micro-batch through all of the rank's stages (DualPipe README: PP + 1 chunks over two stages).
+double microbatches_in_flight(PipelineScheduleKind kind, int pp, int vpp, int rank, int microbatches);
+
+}  // namespace k3::plan

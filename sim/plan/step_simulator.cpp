@@ -1,0 +1,235 @@
+#include "sim/plan/step_simulator.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "model/totals.hpp"
+#include "sim/core/error.hpp"
+#include "sim/plan/layout_checks.hpp"
+#include "sim/plan/moe_sampling.hpp"
+#include "sim/plan/pass_builder.hpp"
+#include "sim/plan/pass_runner.hpp"
+#include "sim/plan/pipeline_schedule.hpp"
+#include "sim/plan/rank_mapping.hpp"
+#include "sim/plan/stage_split.hpp"
+#include "sim/plan/step_accounting.hpp"
+#include "sim/plan/step_memory.hpp"
+
+namespace k3::plan {
+
+namespace {
+
+using core::InputError;
+using core::SimTime;
+
+// FP8 dispatch carries one fp32 scale per 128 elements (DeepSeek-V3, arXiv:2412.19437 section 3.3).
+double element_bytes(ElementType t) { return t == ElementType::fp8 ? 1.0 + 4.0 / 128 : 2.0; }
+
+bool has_dispatch(const model::OpBlock& b) {
+  return std::any_of(b.ops.begin(), b.ops.end(),
+                     [](const model::Op& op) { return op.kind == model::OpKind::Communication && op.name == "dispatch"; });
+}
+
+class StepRun {
+ public:
+  StepRun(const Scenario& sc, const model::ModelSpec& spec, const topo::Topology& topo,
+          const cost::CalibrationProfile* profile, const StepOptions& opt)
+      : sc_(sc), spec_(spec), topo_(topo), opt_(opt),
+        map_(sc.parallel, static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(), sc.source),
+        cost_(device_of(topo.gpu_type()), profile,
+              sc.precision.gemm == GemmPrecision::fp8 ? Precision::fp8 : Precision::bf16),
+        runner_(topo, runner_config()) {}
+
+  StepResult run() {
+    const auto& L = map_.layout();
+    check_layout(sc_, spec_, map_);
+    microbatches_ = microbatches_per_pipeline(sc_, L);
+    schedule_ = make_schedule_for(sc_, L, microbatches_);
+    model::MicroBatch mb;
+    mb.sequences = static_cast<double>(sc_.batch.micro_batch_seqs);
+    mb.seq = static_cast<double>(sc_.batch.seq_len);
+    mb.dtypes.dispatch_bytes = element_bytes(sc_.precision.dispatch);
+    mb.dtypes.combine_bytes = element_bytes(sc_.precision.combine);
+    blocks_ = model::build_ops(spec_, mb);
+    stages_ = split_into_stages(blocks_, schedule_.stages(), sc_.source);
+    prepare_moe(mb);
+
+    PassCosts costs;
+    costs.forward = [this](int r, int c) { return pass(r, c, PassPart::forward).duration; };
+    costs.backward = [this](int r, int c) { return pass(r, c, PassPart::backward).duration; };
+    costs.weight = [this](int r, int c) { return pass(r, c, PassPart::weight).duration; };
+    costs.forward_backward = [this](int r, int f, int b) { return overlapped(r, f, b).duration; };
+    costs.p2p = [this, &mb](int from, int to) { return p2p(from, to, mb); };
+    timeline_ = execute_pipeline(schedule_, costs);
+    return assemble(mb);
+  }
+
+ private:
+  static DeviceModel device_of(const topo::GpuType& g) {
+    return {g.name, g.bf16_flops_per_s, g.fp8_flops_per_s, g.hbm_bytes_per_s, g.sms};
+  }
+
+  PassRunnerConfig runner_config() const {
+    PassRunnerConfig c;
+    c.network = sc_.network == NetworkModelKind::flow ? net::NetworkKind::flow : net::NetworkKind::analytical;
+    c.alltoall = sc_.communication.alltoall == AllToAllAlgorithm::deepep ? net::CollectiveAlgorithm::deepep
+                                                                          : net::CollectiveAlgorithm::flat;
+    const int sms = topo_.gpu_type().sms;
+    if (sc_.communication.comm_sms > 0 && sms > sc_.communication.comm_sms) {
+      // Communication kernels keep their SMs for the whole step (DeepSeek-V3: 20 of 132), so compute
+      // runs on the rest.
+      c.compute_slowdown = static_cast<double>(sms) / (sms - sc_.communication.comm_sms);
+    }
+    return c;
+  }
+
+  std::vector<GpuIndex> group_of_rank(int rank) const {
+    const auto& L = map_.layout();
+    const GpuIndex base = map_.gpu_of({0, 0, 0, rank});
+    if (L.ep > 1) return map_.ep_group(base);
+    if (L.tp > 1) return map_.tp_group(base);
+    return {base};
+  }
+
+  void prepare_moe(const model::MicroBatch& mb) {
+    const auto& L = map_.layout();
+    if (L.ep <= 1 || !spec_.has_moe()) return;
+    MoeSamplingSpec m;
+    m.model_name = spec_.name;
+    m.experts = spec_.moe.routed_experts;
+    m.top_k = spec_.moe.experts_per_token;
+    m.width = spec_.moe.expert_io_dim(spec_.hidden);
+    m.group = group_of_rank(0);
+    m.gpus_per_node = topo_.gpus_per_node();
+    m.node_limit = sc_.communication.node_limit;
+    m.dispatch_bytes_per_element = mb.dtypes.dispatch_bytes;
+    m.combine_bytes_per_element = mb.dtypes.combine_bytes;
+    m.tokens_per_gpu = mb.tokens();
+    m.balanced = sc_.expert_load.kind == ExpertLoadKind::uniform;
+    m.balancer = sc_.expert_load.balancer;
+    m.balancer_steps = sc_.expert_load.steps;
+    m.bins = sc_.expert_load.bins;
+    m.seed = sc_.seed;
+    moe_ = sample_moe(m);
+    // Samples are cycled by position inside each stage, so stages of the same composition are identical
+    // and their passes are simulated once.
+    for (const auto& stage : stages_) {
+      std::size_t i = 0;
+      for (int b : stage.blocks) {
+        if (has_dispatch(blocks_[static_cast<std::size_t>(b)])) moe_layers_[b] = moe_.layers[i++ % moe_.layers.size()];
+      }
+    }
+  }
+
+  PassBuildContext context(int rank) const {
+    PassBuildContext ctx;
+    ctx.blocks = &blocks_;
+    ctx.cost = &cost_;
+    ctx.gpus = group_of_rank(rank);
+    ctx.tp = map_.layout().tp;
+    ctx.ep = map_.layout().ep;
+    ctx.recompute = sc_.recompute;
+    ctx.moe = moe_layers_;
+    ctx.tp_allreduce_bytes = static_cast<double>(sc_.batch.micro_batch_seqs) * sc_.batch.seq_len * spec_.hidden * 2.0;
+    return ctx;
+  }
+
+  // Stages holding the same sequence of block kinds run the same passes (the MoE samples follow the
+  // position inside the stage), so each class of stages is simulated once.
+  int stage_class(int stage) {
+    if (stage_class_.empty()) {
+      std::map<std::vector<std::string>, int> first;
+      for (std::size_t s = 0; s < stages_.size(); ++s) {
+        std::vector<std::string> sig;
+        for (int b : stages_[s].blocks) sig.push_back(blocks_[static_cast<std::size_t>(b)].kind);
+        stage_class_.push_back(first.emplace(sig, static_cast<int>(s)).first->second);
+      }
+    }
+    return stage_class_[static_cast<std::size_t>(stage)];
+  }
+
+  const PassRecord& memo(int rank, int f_stage, int b_stage, PassPart part) {
+    const auto key = std::tuple{f_stage, b_stage, static_cast<int>(part)};
+    if (auto it = passes_.find(key); it != passes_.end()) return it->second;
+    const auto class_key = std::tuple{stage_class(f_stage), b_stage < 0 ? -1 : stage_class(b_stage),
+                                      static_cast<int>(part)};
+    auto it = by_class_.find(class_key);
+    if (it == by_class_.end()) {
+      PassProgram p;
+      const auto ctx = context(rank);
+      if (b_stage < 0) {
+        append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(f_stage)], part);
+      } else {
+        append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(f_stage)], PassPart::forward);
+        append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(b_stage)], PassPart::backward);
+      }
+      it = by_class_.emplace(class_key, record_pass(p)).first;
+    }
+    return passes_.emplace(key, it->second).first->second;
+  }
+
+  const PassRecord& pass(int rank, int chunk, PassPart part) {
+    return memo(rank, schedule_.stage_of(rank, chunk), -1, part);
+  }
+
+  const PassRecord& overlapped(int rank, int f_chunk, int b_chunk) {
+    return memo(rank, schedule_.stage_of(rank, f_chunk), schedule_.stage_of(rank, b_chunk), PassPart::backward);
+  }
+
+  PassRecord record_pass(const PassProgram& p) {
+    LinkClassBytes bytes;
+    auto outcome = runner_.run(p, &bytes);
+    events_ += static_cast<double>(outcome.events);
+    return summarize_pass(p, outcome, bytes);
+  }
+
+  SimTime p2p(int from, int to, const model::MicroBatch& mb) {
+    auto it = p2p_.find({from, to});
+    if (it != p2p_.end()) return it->second;
+    net::CollectiveSpec s;
+    s.op = net::CollectiveOp::sendrecv;
+    s.algorithm = net::CollectiveAlgorithm::flat;
+    s.ranks = {map_.gpu_of({0, 0, 0, from}), map_.gpu_of({0, 0, 0, to})};
+    s.bytes = mb.tokens() * spec_.hidden * 2.0;  // BF16 activations (or their gradients)
+    const auto t = SimTime::from_seconds(runner_.collective_time(s));
+    return p2p_[{from, to}] = t;
+  }
+
+  StepResult assemble(const model::MicroBatch& mb) {
+    AccountingInputs a{sc_, spec_, topo_, map_, schedule_, timeline_, blocks_, stages_, passes_, cost_, runner_,
+                       mb, microbatches_, moe_, events_, opt_};
+    return account_step(a);
+  }
+
+  const Scenario& sc_;
+  const model::ModelSpec& spec_;
+  const topo::Topology& topo_;
+  StepOptions opt_;
+  RankMapping map_;
+  OpCostModel cost_;
+  PassRunner runner_;
+  int microbatches_ = 0;
+  PipelineSchedule schedule_;
+  PipelineTimeline timeline_;
+  std::vector<model::OpBlock> blocks_;
+  std::vector<StageBlocks> stages_;
+  MoeSample moe_;
+  std::map<int, MoeLayerLoad> moe_layers_;
+  PassMemo passes_;
+  PassMemo by_class_;
+  std::vector<int> stage_class_;
+  std::map<std::pair<int, int>, SimTime> p2p_;
+  double events_ = 0;
+};
+
+}  // namespace
+
+StepResult simulate_step(const Scenario& scenario, const model::ModelSpec& spec, const topo::Topology& topology,
+                         const cost::CalibrationProfile* profile, const StepOptions& options) {
+  return StepRun(scenario, spec, topology, profile, options).run();
+}
+
+}  // namespace k3::plan
