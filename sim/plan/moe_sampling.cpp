@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <thread>
 
 #include "model/routing/expert_load.hpp"
 #include "model/routing/synthetic_router.hpp"
@@ -102,7 +103,8 @@ MoeSample sample_moe(const MoeSamplingSpec& spec) {
     base.router.seed = spec.seed;
     base.balancer = routing::parse_balancer(spec.balancer, "expert_load.balancer", spec.bins);
     base.placement = placement_spec;
-    load = routing::expert_load_after_balancing(base, spec.distinct_samples, spec.balancer_steps, 1);
+    load = routing::expert_load_after_balancing(base, spec.distinct_samples, spec.balancer_steps,
+                                                static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   }
   out.load_source = load.source;
 

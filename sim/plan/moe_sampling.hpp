@@ -32,7 +32,7 @@ struct MoeSamplingSpec {
   std::string balancer = "qb-hist";       // else: the load after `balancer_steps` updates of this balancer
   int balancer_steps = 20;
   int bins = 1000;
-  int sample_tokens = 256;
+  int sample_tokens = 64;       // per GPU; the matrices keep only class means, which converge fast
   int distinct_samples = 4;
   std::uint64_t seed = 1;
 };

@@ -18,6 +18,26 @@ class EngineLauncher final : public CollectiveLauncher {
   const PassRunner& runner_;
 };
 
+// Completes each collective after its solo duration; accumulates what it would have moved.
+class SoloLauncher final : public CollectiveLauncher {
+ public:
+  using Lookup = std::function<std::pair<core::SimTime, const LinkClassBytes*>(const CollectiveCall&)>;
+  SoloLauncher(engine::Simulator& sim, Lookup lookup, LinkClassBytes* bytes)
+      : sim_(sim), lookup_(std::move(lookup)), bytes_(bytes) {}
+  void launch(const CollectiveCall& call, std::function<void()> on_done) override {
+    const auto [duration, moved] = lookup_(call);
+    if (bytes_ != nullptr) {
+      for (std::size_t c = 0; c < bytes_->bytes.size(); ++c) bytes_->bytes[c] += moved->bytes[c];
+    }
+    sim_.schedule_after(duration, std::move(on_done));
+  }
+
+ private:
+  engine::Simulator& sim_;
+  Lookup lookup_;
+  LinkClassBytes* bytes_;
+};
+
 void collect_link_bytes(const net::NetworkModel& network, const topo::Topology& topology, LinkClassBytes* out) {
   if (out == nullptr) return;
   const auto& links = topology.links();
@@ -61,7 +81,35 @@ net::CollectiveSpec PassRunner::spec_of(const CollectiveCall& call) const {
   return spec;
 }
 
+bool PassRunner::overlaps_collectives(const PassProgram& program) const {
+  std::vector<int> threads_per_gpu(program.gpus.size(), 0);
+  for (const auto& t : program.threads) {
+    if (++threads_per_gpu[static_cast<std::size_t>(t.gpu_slot)] > 1) return true;
+  }
+  return false;
+}
+
+const PassRunner::SoloRun& PassRunner::solo(const CollectiveCall& call) const {
+  SoloKey key{static_cast<int>(call.kind), call.matrix.get(), call.bytes_per_rank, call.gpus};
+  auto it = solo_.find(key);
+  if (it != solo_.end()) return it->second;
+  SoloRun run;
+  run.duration = core::SimTime::from_seconds(collective_time(spec_of(call), &run.bytes));
+  return solo_.emplace(std::move(key), run).first->second;
+}
+
 PassOutcome PassRunner::run(const PassProgram& program, LinkClassBytes* link_bytes) const {
+  if (config_.network == net::NetworkKind::analytical || !overlaps_collectives(program)) {
+    engine::Simulator sim;
+    SoloLauncher launcher(
+        sim,
+        [this](const CollectiveCall& call) {
+          const auto& r = solo(call);
+          return std::pair{r.duration, &r.bytes};
+        },
+        link_bytes);
+    return execute_pass(program, sim, launcher, config_.compute_slowdown);
+  }
   engine::Simulator sim;
   auto network = net::make_network(config_.network, sim, topology_, config_.efficiency);
   sim.add_model(*network);

@@ -3,6 +3,8 @@
 // use disjoint GPUs and are combined by the pipeline executor), collectives expanded by the network
 // library's CollectiveEngine. Keeps the bytes each link class carried, for utilisation.
 #include <array>
+#include <map>
+#include <vector>
 
 #include "sim/net/collective_spec.hpp"
 #include "sim/net/network_factory.hpp"
@@ -23,6 +25,11 @@ struct LinkClassBytes {
   std::array<double, topo::kLinkClassCount> bytes{};
 };
 
+// Passes whose collectives never overlap (one thread per GPU: each collective is waited for before the
+// next is issued), and every pass on the contention-free analytical network, see each collective run
+// alone on an idle network; its duration then depends only on the collective itself and is computed
+// once per distinct collective and reused. Passes that overlap collectives (DualPipe's F&B) are
+// simulated flow by flow.
 class PassRunner {
  public:
   PassRunner(const topo::Topology& topology, PassRunnerConfig config);
@@ -38,8 +45,23 @@ class PassRunner {
   net::CollectiveSpec spec_of(const CollectiveCall& call) const;
 
  private:
+  struct SoloKey {
+    int kind;
+    const TrafficMatrix* matrix;
+    double bytes;
+    std::vector<GpuIndex> gpus;
+    auto operator<=>(const SoloKey&) const = default;
+  };
+  struct SoloRun {
+    core::SimTime duration;
+    LinkClassBytes bytes;
+  };
+  const SoloRun& solo(const CollectiveCall& call) const;
+  bool overlaps_collectives(const PassProgram& program) const;
+
   const topo::Topology& topology_;
   PassRunnerConfig config_;
+  mutable std::map<SoloKey, SoloRun> solo_;
 };
 
 }  // namespace k3::plan

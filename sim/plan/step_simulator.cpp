@@ -137,14 +137,16 @@ class StepRun {
     return ctx;
   }
 
-  // Stages holding the same sequence of block kinds run the same passes (the MoE samples follow the
-  // position inside the stage), so each class of stages is simulated once.
+  // Stages holding the same blocks (the same multiset of block kinds: the order of a stage's layers does not
+  // change how long its pass takes) run the same passes, so each class of stages is simulated once. The MoE
+  // samples follow the position inside the stage.
   int stage_class(int stage) {
     if (stage_class_.empty()) {
       std::map<std::vector<std::string>, int> first;
       for (std::size_t s = 0; s < stages_.size(); ++s) {
         std::vector<std::string> sig;
         for (int b : stages_[s].blocks) sig.push_back(blocks_[static_cast<std::size_t>(b)].kind);
+        std::sort(sig.begin(), sig.end());
         stage_class_.push_back(first.emplace(sig, static_cast<int>(s)).first->second);
       }
     }
