@@ -86,12 +86,12 @@ std::vector<Metric> metrics_of(const nlohmann::json& variants) {
   for (const auto& v : variants) {
     for (const auto& b : v.at("result").at("breakdown")) {
       const auto name = b.at("name").get<std::string>();
-      add("/breakdown_s/" + nlohmann::json::json_pointer::escape(name), name, "s");
+      add((nlohmann::json::json_pointer("/breakdown_s") / name).to_string(), name, "s");
     }
   }
   for (const auto& v : variants) {
     for (const auto& [cls, bytes] : v.at("link_bytes").items()) {
-      add("/link_bytes/" + nlohmann::json::json_pointer::escape(cls), "bytes moved on " + cls + " links", "B");
+      add((nlohmann::json::json_pointer("/link_bytes") / cls).to_string(), "bytes moved on " + cls + " links", "B");
     }
   }
   return m;
