@@ -12,6 +12,8 @@ void attach_balance(CLI::App& app, int& exit_status);
 void attach_topo(CLI::App& app, int& exit_status);
 void attach_collective(CLI::App& app, int& exit_status);
 void attach_run(CLI::App& app, int& exit_status);
+void attach_compare(CLI::App& app, int& exit_status);
+void attach_sweep(CLI::App& app, int& exit_status);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -24,6 +26,8 @@ constexpr Command kCommands[] = {
     {"topo", attach_topo},
     {"collective", attach_collective},
     {"run", attach_run},
+    {"compare", attach_compare},
+    {"sweep", attach_sweep},
 };
 }  // namespace
 
