@@ -14,7 +14,7 @@ namespace k3::reports {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kGB = 1e9;
+constexpr double kTB = 1e12;
 // Categories of StepResult::breakdown, in the order they stack.
 const std::vector<std::string> kTimeCategories{"compute", "communication", "bubble", "optimizer"};
 
@@ -63,21 +63,26 @@ void add_breakdown(Report& report, const nlohmann::json& step, const std::string
   s.chart(bar_chart(stacked));
 
   BarChart items;
-  items.title = "Step time by cause";
+  items.title = "Step time by cause, largest first";
   items.category_label = "";
   items.value_axis = {"Time", u.name, false};
   items.orientation = Orientation::kHorizontal;
-  BarSeries series{"", {}};
+  std::vector<std::pair<double, std::string>> causes;
   Table t({{"Cause", ""}, {"Category", ""}, {"Time", u.name}, {"Share of step", "%"}});
   const auto& breakdown = step.at("breakdown");
   for (std::size_t i = 0; i < breakdown.size(); ++i) {
     const auto& b = breakdown[i];
     const double sec = b.at("seconds").get<double>();
-    items.categories.push_back(b.at("name").get<std::string>());
-    series.values.push_back(sec * u.per_second);
+    causes.emplace_back(sec * u.per_second, b.at("name").get<std::string>());
     t.add_row({Cell::of_text(b.at("name").get<std::string>()), Cell::of_text(b.at("category").get<std::string>()),
                scaled_cell(sec, u.per_second, fmt::format("{}/breakdown/{}/seconds", k, i)),
                Cell::of_number(100 * sec / step_s, {}, 3)});
+  }
+  std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  BarSeries series{"", {}};
+  for (const auto& [value, name] : causes) {
+    items.categories.push_back(name);
+    series.values.push_back(value);
   }
   items.series.push_back(std::move(series));
   items.size = {960, std::max(200.0, 90 + 26.0 * static_cast<double>(breakdown.size()))};
@@ -127,27 +132,29 @@ void add_links(Report& report, const nlohmann::json& step, const std::string& k)
   BarChart bytes, util;
   bytes.title = "Bytes per step per link class";
   bytes.category_label = "Link class";
-  bytes.value_axis = {"Bytes", "GB", true};
+  bytes.value_axis = {"Bytes", "TB", true};
   util.title = "Utilisation of the busiest link";
   util.category_label = "Link class";
   util.value_axis = {"Utilisation", "%", false};
   BarSeries b{"", {}}, u{"", {}};
-  Table t({{"Link class", ""}, {"Bytes per step", "GB"}, {"Busiest-link utilisation", "%"}});
+  Table t({{"Link class", ""}, {"Bytes per step", "TB"}, {"Busiest-link utilisation", "%"}});
   for (std::size_t i = 0; i < links.size(); ++i) {
     const auto& l = links[i];
     const double by = l.at("bytes").get<double>(), ut = l.at("mean_utilisation").get<double>();
-    bytes.categories.push_back(l.at("link_class").get<std::string>());
+    if (by > 0) {  // a log axis has no zero; idle classes stay in the table
+      bytes.categories.push_back(l.at("link_class").get<std::string>());
+      b.values.push_back(by / kTB);
+    }
     util.categories.push_back(l.at("link_class").get<std::string>());
-    b.values.push_back(by / kGB);
     u.values.push_back(100 * ut);
     t.add_row({Cell::of_text(l.at("link_class").get<std::string>()),
-               scaled_cell(by, 1 / kGB, fmt::format("{}/links/{}/bytes", k, i)),
+               scaled_cell(by, 1 / kTB, fmt::format("{}/links/{}/bytes", k, i)),
                scaled_cell(ut, 100, fmt::format("{}/links/{}/mean_utilisation", k, i), 3)});
   }
   bytes.series.push_back(std::move(b));
   util.series.push_back(std::move(u));
   bytes.size = util.size = {960, 300};
-  s.chart(bar_chart(bytes), "Log scale. 1 GB = 1e9 B.");
+  if (!bytes.categories.empty()) s.chart(bar_chart(bytes), "Log scale. 1 TB = 1e12 B. Classes that carried nothing are left out.");
   s.chart(bar_chart(util));
   s.table(t);
 }
@@ -159,8 +166,8 @@ std::vector<Card> step_cards(const nlohmann::json& step, const std::string& k) {
   const double step_s = num(step, "step_time_s");
   cards.push_back({"Step time", step_s, "s", k + "/step_time_s",
                    fmt::format("{} micro-batches per pipeline", step.at("microbatches_per_pipeline").get<int>())});
-  cards.push_back({"Throughput", num(step, "tokens_per_s"), "tokens/s", k + "/tokens_per_s",
-                   fmt::format("{} tokens per step", display_number(num(step, "tokens_per_step")))});
+  cards.push_back({"Throughput", num(step, "tokens_per_s"), "M tokens/s", k + "/tokens_per_s",
+                   fmt::format("{} M tokens per step", display_number(num(step, "tokens_per_step") / 1e6)), 1e-6});
   cards.push_back({"Model FLOPs per GPU", num(step, "tflops_per_gpu"), "TFLOP/s", k + "/tflops_per_gpu",
                    fmt::format("{} GPUs", step.at("gpus").get<std::int64_t>())});
   std::string mfu_note = fmt::format("of {} TFLOP/s BF16", display_number(num(step, "peak_flops_per_s_bf16") / 1e12));

@@ -42,7 +42,8 @@ void add_step_comparison_section(Report& report, const std::vector<nlohmann::jso
 // The pipeline timeline as a Gantt chart, thinned as described above (exposed for tests).
 GanttChart step_gantt(std::span<const plan::TraceSpan> trace);
 
-// StepResult::assumptions are sentences "what: source" or "what (source)"; split for the assumption table.
+// StepResult::assumptions are sentences "what: source" (first colon) or "topic: what (source)"; split for the
+// assumption table (a short "topic: " head becomes the name, the rest the value).
 Assumption split_assumption(const std::string& text);
 
 // `k3sim run --report path`: cards, the step sections and the scenario as run (YAML, version, seed,

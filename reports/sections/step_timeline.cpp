@@ -113,7 +113,11 @@ GanttChart step_gantt(std::span<const plan::TraceSpan> trace) {
 
 Assumption split_assumption(const std::string& text) {
   std::string what = text, source = "k3sim model";
-  if (!text.empty() && text.back() == ')') {
+  // "what: source" (the source may itself hold colons), unless the head is a short topic ("DP: ...").
+  if (const auto colon = text.find(": "); colon != std::string::npos && colon >= 12) {
+    source = text.substr(colon + 2);
+    what = text.substr(0, colon);
+  } else if (!text.empty() && text.back() == ')') {
     // "what (source)": the last balanced parenthesis group.
     int depth = 0;
     for (std::size_t i = text.size(); i-- > 0;) {
@@ -124,9 +128,6 @@ Assumption split_assumption(const std::string& text) {
         break;
       }
     }
-  } else if (const auto colon = text.rfind(": "); colon != std::string::npos && colon >= 12) {
-    source = text.substr(colon + 2);
-    what = text.substr(0, colon);
   }
   while (!what.empty() && (what.back() == ' ' || what.back() == ';' || what.back() == ',')) what.pop_back();
   // A short "topic: detail" head becomes the name.
