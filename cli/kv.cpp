@@ -11,6 +11,8 @@
 #include "model/kv_cache.hpp"
 #include "model/model_spec.hpp"
 #include "model/totals.hpp"
+#include "cli/version.hpp"
+#include "reports/sections/kv.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/quantity.hpp"
 
@@ -27,6 +29,7 @@ struct KvOptions {
   double weight_bytes = 2;
   double reserve = 0.1;
   bool json = false;
+  std::string report;
 };
 
 struct Variant {
@@ -55,6 +58,7 @@ std::vector<Variant> variants(const model::ModelSpec& base) {
 void attach_kv(CLI::App& app, int& exit_status) {
   auto opt = std::make_shared<KvOptions>();
   auto* cmd = app.add_subcommand("kv", "KV cache and state per sequence and per GPU, and the largest batch that fits");
+  cmd->option_defaults()->always_capture_default();  // --report lists every option as run
   cmd->add_option("model", opt->target, "preset name, preset .yaml or config.json")->required();
   cmd->add_option("--context", opt->contexts, "context lengths, comma separated (128K = 131072 tokens)");
   cmd->add_option("--gpu", opt->gpu, "GPU type (h200, h100, b200, ...; HBM from shared/validation/hardware.csv)");
@@ -63,7 +67,8 @@ void attach_kv(CLI::App& app, int& exit_status) {
   cmd->add_option("--weight-bytes", opt->weight_bytes, "bytes per weight (2 = BF16, 1 = FP8)");
   cmd->add_option("--reserve", opt->reserve, "fraction of HBM kept for activations and runtime (0 to 0.9)");
   cmd->add_flag("--json", opt->json, "print JSON to stdout");
-  cmd->callback([opt, &exit_status]() {
+  cmd->add_option("--report", opt->report, "write a self-contained HTML report to this file");
+  cmd->callback([opt, cmd, &exit_status]() {
     const auto contexts = core::parse_quantity_list(opt->contexts);
     if (!contexts) throw core::InputError({"--context", "", 0}, "bad context list '" + opt->contexts + "'", "counts such as 128K,1M");
     for (double c : *contexts) {
@@ -115,6 +120,9 @@ void attach_kv(CLI::App& app, int& exit_status) {
         }
       }
     }
+    if (!opt->report.empty())
+      reports::write_kv_report(opt->report, j, {"k3sim kv " + opt->target, std::string(version_string()), std::nullopt,
+                                                "Options as run (defaults included)", cmd->config_to_str(true, false), {}});
     if (opt->json) fmt::print("{}\n", j.dump(2));
     exit_status = 0;
   });

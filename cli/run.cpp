@@ -1,5 +1,5 @@
 // `k3sim run <scenario.yaml> [--set key=value]... [--json] [--trace trace.json] [--trace-ranks N]
-//  [--profile profile.json]`: simulate one training step of the scenario and print step time, breakdown,
+//  [--profile profile.json] [--report out.html]`: simulate one training step of the scenario and print step time, breakdown,
 // MFU, memory per GPU and link use.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -10,6 +10,7 @@
 
 #include "cli/scenario_inputs.hpp"
 #include "cli/version.hpp"
+#include "reports/sections/step.hpp"
 #include "sim/core/error.hpp"
 #include "sim/plan/step_output.hpp"
 #include "sim/plan/step_simulator.hpp"
@@ -25,6 +26,8 @@ struct RunOptions {
   std::string trace;
   int trace_ranks = 16;
   std::string profile;
+  std::string report;
+  std::string command;  // the command line as run, for the report
 };
 
 void write_json_file(const std::string& path, const nlohmann::json& j, const char* flag) {
@@ -36,14 +39,16 @@ void write_json_file(const std::string& path, const nlohmann::json& j, const cha
 int run(const RunOptions& o) {
   const auto inputs = load_scenario_inputs(o.scenario, o.sets, o.profile);
   plan::StepOptions opt;
-  opt.trace = !o.trace.empty();
+  opt.trace = !o.trace.empty() || !o.report.empty();  // the report draws the timeline
   opt.max_trace_ranks = o.trace_ranks;
   opt.version = std::string(version_string());
   const auto result = plan::simulate_step(inputs.scenario, inputs.model, *inputs.topology,
                                           inputs.profile ? &*inputs.profile : nullptr, opt);
   if (!o.trace.empty()) write_json_file(o.trace, plan::step_trace(result), "--trace");
+  const nlohmann::json json = plan::step_to_json(result);
+  if (!o.report.empty()) reports::write_step_report(o.report, result, json, o.command);
   if (o.json) {
-    fmt::print("{}\n", plan::step_to_json(result).dump(2));
+    fmt::print("{}\n", json.dump(2));
   } else {
     fmt::print("{}", plan::step_to_text(result));
   }
@@ -61,7 +66,13 @@ void attach_run(CLI::App& app, int& exit_status) {
   sub->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace of the pipeline timeline to this file");
   sub->add_option("--trace-ranks", o->trace_ranks, "Pipeline ranks kept in the trace")->check(CLI::PositiveNumber);
   sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate` (replaces the defaults)");
-  sub->callback([o, &exit_status] { exit_status = run(*o); });
+  sub->add_option("--report", o->report, "Write a self-contained HTML report (charts, timeline, assumptions) to this file");
+  sub->callback([o, &exit_status] {
+    o->command = "k3sim run " + o->scenario;
+    for (const auto& s : o->sets) o->command += " --set " + s;
+    if (!o->profile.empty()) o->command += " --profile " + o->profile;
+    exit_status = run(*o);
+  });
 }
 
 }  // namespace k3::cli

@@ -11,6 +11,8 @@
 #include "model/routing/model_shape.hpp"
 #include "model/routing/load_stats.hpp"
 #include "model/routing/uniform_traffic.hpp"
+#include "cli/version.hpp"
+#include "reports/sections/traffic.hpp"
 
 namespace k3::cli {
 
@@ -27,6 +29,7 @@ struct TrafficOptions {
   std::uint64_t seed = 1;
   bool json = false;
   bool matrix = false;
+  std::string report;
 };
 
 nlohmann::json link_json(const routing::LinkClassBytes& b) {
@@ -108,6 +111,7 @@ void print_text(const std::vector<nlohmann::json>& rows) {
 void attach_traffic(CLI::App& app, int& exit_status) {
   auto opt = std::make_shared<TrafficOptions>();
   auto* cmd = app.add_subcommand("traffic", "Expert all-to-all bytes per token by link class, dedup, per-GPU spread");
+  cmd->option_defaults()->always_capture_default();  // --report lists every option as run
   cmd->add_option("models", opt->models, "Model presets (default: k3 k3-448)");
   cmd->add_option("--ep", opt->ep, "Expert-parallel group size (GPUs)")->required();
   cmd->add_option("--gpus-per-node", opt->gpus_per_node, "GPUs per node (default 8)");
@@ -118,8 +122,10 @@ void attach_traffic(CLI::App& app, int& exit_status) {
   cmd->add_option("--seed", opt->seed, "Random seed (default 1)");
   cmd->add_flag("--json", opt->json, "Print JSON");
   cmd->add_flag("--matrix", opt->matrix, "Include the GPU x GPU dispatch and combine matrices in the JSON");
-  cmd->callback([opt, &exit_status] {
+  cmd->add_option("--report", opt->report, "Write a self-contained HTML report (bars, GPU x GPU heatmap) to this file");
+  cmd->callback([opt, cmd, &exit_status] {
     std::vector<nlohmann::json> rows;
+    std::vector<reports::TrafficMatrix> matrices;
     for (const auto& name : opt->models) {
       routing::UniformTrafficConfig cfg;
       cfg.shape = routing::load_routing_shape(name, "models");
@@ -128,7 +134,15 @@ void attach_traffic(CLI::App& app, int& exit_status) {
       cfg.tokens_per_gpu = opt->tokens_per_gpu;
       cfg.node_limit = opt->node_limit;
       cfg.seed = opt->seed;
-      rows.push_back(model_json(cfg, routing::uniform_traffic(cfg), opt->matrix));
+      const auto result = routing::uniform_traffic(cfg);
+      rows.push_back(model_json(cfg, result, opt->matrix));
+      matrices.push_back({cfg.shape.name, result.gpus, result.gpus_per_node, result.dispatch_matrix});
+    }
+    if (!opt->report.empty()) {
+      matrices.resize(1);  // one EP group's heatmap: the first model's
+      reports::write_traffic_report(opt->report, nlohmann::json{{"models", rows}}, matrices,
+                                    {"k3sim traffic", std::string(version_string()), opt->seed,
+                                     "Options as run (defaults included)", cmd->config_to_str(true, false), {}});
     }
     if (opt->json)
       fmt::print("{}\n", nlohmann::json{{"models", rows}}.dump(2));

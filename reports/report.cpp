@@ -22,7 +22,7 @@ Blocks& Blocks::cards(const std::vector<Card>& cards) {
     std::string attrs = fmt::format(R"( data-value="{}")", exact_number(c.value));
     if (!c.key.empty()) attrs += fmt::format(R"( data-key="{}")", escape_html(c.key));
     html_ += fmt::format(R"(<div class="card"><div class="card-label">{}</div><div class="card-value"{}>{})",
-                         escape_html(c.label), attrs, escape_html(display_number(c.value)));
+                         escape_html(c.label), attrs, escape_html(display_number(c.value * c.display_scale)));
     if (!c.unit.empty()) html_ += fmt::format(R"( <span class="unit">{}</span>)", escape_html(c.unit));
     html_ += "</div>";
     if (!c.note.empty()) html_ += fmt::format(R"(<div class="card-note">{}</div>)", escape_html(c.note));

@@ -25,6 +25,9 @@ struct Card {
   std::string unit;
   std::string key;
   std::string note;  // one short line under the value ("vs 1.41 s for top-8-of-448")
+  // The reader sees value x display_scale in `unit` (bytes as GiB, a fraction as %); data-value keeps the
+  // exact JSON value so the report and --json still compare equal.
+  double display_scale = 1;
 };
 
 // Content of a section or of one tab: blocks appended in reading order. Everything is escaped here.

@@ -1,0 +1,212 @@
+#include "reports/sections/step.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "reports/text.hpp"
+#include "sim/core/error.hpp"
+
+namespace k3::reports {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kTB = 1e12;
+// Categories of StepResult::breakdown, in the order they stack.
+const std::vector<std::string> kTimeCategories{"compute", "communication", "bubble", "optimizer"};
+
+double num(const nlohmann::json& j, const char* key) { return j.at(key).get<double>(); }
+
+Cell scaled_cell(double value, double scale, std::string key, int significant = 4) {
+  return Cell{display_number(value * scale, significant), value, std::move(key)};
+}
+
+std::string pct(double fraction) { return fmt::format("{:.1f} %", 100 * fraction); }
+
+// Seconds per breakdown category, in kTimeCategories order (unknown categories fold into the last seen).
+std::vector<double> seconds_by_category(const nlohmann::json& step) {
+  std::vector<double> out(kTimeCategories.size(), 0.0);
+  for (const auto& b : step.at("breakdown")) {
+    const auto cat = b.at("category").get<std::string>();
+    const auto it = std::find(kTimeCategories.begin(), kTimeCategories.end(), cat);
+    out[it == kTimeCategories.end() ? 1 : static_cast<std::size_t>(it - kTimeCategories.begin())] +=
+        b.at("seconds").get<double>();
+  }
+  return out;
+}
+
+struct TimeUnit {
+  const char* name;
+  double per_second;
+};
+TimeUnit time_unit(double seconds) { return seconds >= 1 ? TimeUnit{"s", 1} : TimeUnit{"ms", 1e3}; }
+
+void add_breakdown(Report& report, const nlohmann::json& step, const std::string& k) {
+  Section& s = report.add_section("breakdown", "Step-time breakdown");
+  const double step_s = num(step, "step_time_s");
+  const TimeUnit u = time_unit(step_s);
+  s.paragraph("Where the critical pipeline rank spends the step. Exposed communication is the part not hidden "
+              "behind compute; the bubble is the pipeline's idle time.");
+  BarChart stacked;
+  stacked.title = "Step time by category";
+  stacked.category_label = "";
+  stacked.categories = {"critical rank"};
+  stacked.value_axis = {"Time", u.name, false};
+  const auto by_cat = seconds_by_category(step);
+  for (std::size_t c = 0; c < kTimeCategories.size(); ++c) stacked.series.push_back({kTimeCategories[c], {by_cat[c] * u.per_second}});
+  stacked.layout = BarLayout::kStacked;
+  stacked.orientation = Orientation::kHorizontal;
+  stacked.size = {960, 170};
+  s.chart(bar_chart(stacked));
+
+  BarChart items;
+  items.title = "Step time by cause, largest first";
+  items.category_label = "";
+  items.value_axis = {"Time", u.name, false};
+  items.orientation = Orientation::kHorizontal;
+  std::vector<std::pair<double, std::string>> causes;
+  Table t({{"Cause", ""}, {"Category", ""}, {"Time", u.name}, {"Share of step", "%"}});
+  const auto& breakdown = step.at("breakdown");
+  for (std::size_t i = 0; i < breakdown.size(); ++i) {
+    const auto& b = breakdown[i];
+    const double sec = b.at("seconds").get<double>();
+    causes.emplace_back(sec * u.per_second, b.at("name").get<std::string>());
+    t.add_row({Cell::of_text(b.at("name").get<std::string>()), Cell::of_text(b.at("category").get<std::string>()),
+               scaled_cell(sec, u.per_second, fmt::format("{}/breakdown/{}/seconds", k, i)),
+               Cell::of_number(100 * sec / step_s, {}, 3)});
+  }
+  std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  BarSeries series{"", {}};
+  for (const auto& [value, name] : causes) {
+    items.categories.push_back(name);
+    series.values.push_back(value);
+  }
+  items.series.push_back(std::move(series));
+  items.size = {960, std::max(200.0, 90 + 26.0 * static_cast<double>(breakdown.size()))};
+  s.chart(bar_chart(items));
+  t.caption(fmt::format("Sums to the step time, {} {}.", display_number(step_s * u.per_second), u.name));
+  s.table(t);
+}
+
+void add_memory(Report& report, const nlohmann::json& step, const std::string& k) {
+  Section& s = report.add_section("memory", "Memory per GPU");
+  const double hbm = num(step, "hbm_bytes"), used = num(step, "memory_bytes_per_gpu");
+  s.paragraph(fmt::format("Most loaded pipeline rank. {} of {} GiB HBM used: {}.", display_number(used / kGiB),
+                          display_number(hbm / kGiB),
+                          step.at("fits_in_memory").get<bool>()
+                              ? fmt::format("{} GiB headroom", display_number((hbm - used) / kGiB))
+                              : fmt::format("DOES NOT FIT, {} GiB over", display_number((used - hbm) / kGiB))));
+  BarChart c;
+  c.title = "Memory per GPU by category";
+  c.category_label = "";
+  c.categories = {"most loaded GPU"};
+  c.value_axis = {"Memory", "GiB", false};
+  c.layout = BarLayout::kStacked;
+  c.orientation = Orientation::kHorizontal;
+  c.references = {{"HBM", hbm / kGiB}};
+  c.size = {960, 190};
+  Table t({{"Category", ""}, {"Bytes per GPU", "GiB"}, {"Share of HBM", "%"}});
+  const auto& mem = step.at("memory_per_gpu");
+  for (std::size_t i = 0; i < mem.size(); ++i) {
+    const double b = mem[i].at("bytes").get<double>();
+    c.series.push_back({mem[i].at("name").get<std::string>(), {b / kGiB}});
+    t.add_row({Cell::of_text(mem[i].at("name").get<std::string>()),
+               scaled_cell(b, 1 / kGiB, fmt::format("{}/memory_per_gpu/{}/bytes", k, i)), Cell::of_number(100 * b / hbm, {}, 3)});
+  }
+  t.add_row({Cell::of_text("total"), scaled_cell(used, 1 / kGiB, k + "/memory_bytes_per_gpu"),
+             Cell::of_number(100 * used / hbm, {}, 3)});
+  t.add_row({Cell::of_text("HBM capacity"), scaled_cell(hbm, 1 / kGiB, k + "/hbm_bytes"), Cell::of_number(100, {}, 3)});
+  if (!c.series.empty()) s.chart(bar_chart(c), "Dashed line: the GPU's HBM capacity.");
+  s.table(t);
+}
+
+void add_links(Report& report, const nlohmann::json& step, const std::string& k) {
+  const auto& links = step.at("links");
+  if (links.empty()) return;
+  Section& s = report.add_section("links", "Network: bytes and utilisation per link class");
+  s.paragraph("Bytes every link of a class carried in one step (whole cluster), and the utilisation of the busiest "
+              "link of the class over the step.");
+  BarChart bytes, util;
+  bytes.title = "Bytes per step per link class";
+  bytes.category_label = "Link class";
+  bytes.value_axis = {"Bytes", "TB", true};
+  util.title = "Utilisation of the busiest link";
+  util.category_label = "Link class";
+  util.value_axis = {"Utilisation", "%", false};
+  BarSeries b{"", {}}, u{"", {}};
+  Table t({{"Link class", ""}, {"Bytes per step", "TB"}, {"Busiest-link utilisation", "%"}});
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const auto& l = links[i];
+    const double by = l.at("bytes").get<double>(), ut = l.at("mean_utilisation").get<double>();
+    if (by > 0) {  // a log axis has no zero; idle classes stay in the table
+      bytes.categories.push_back(l.at("link_class").get<std::string>());
+      b.values.push_back(by / kTB);
+    }
+    util.categories.push_back(l.at("link_class").get<std::string>());
+    u.values.push_back(100 * ut);
+    t.add_row({Cell::of_text(l.at("link_class").get<std::string>()),
+               scaled_cell(by, 1 / kTB, fmt::format("{}/links/{}/bytes", k, i)),
+               scaled_cell(ut, 100, fmt::format("{}/links/{}/mean_utilisation", k, i), 3)});
+  }
+  bytes.series.push_back(std::move(b));
+  util.series.push_back(std::move(u));
+  bytes.size = util.size = {960, 300};
+  if (!bytes.categories.empty()) s.chart(bar_chart(bytes), "Log scale. 1 TB = 1e12 B. Classes that carried nothing are left out.");
+  s.chart(bar_chart(util));
+  s.table(t);
+}
+
+}  // namespace
+
+std::vector<Card> step_cards(const nlohmann::json& step, const std::string& k) {
+  std::vector<Card> cards;
+  const double step_s = num(step, "step_time_s");
+  cards.push_back({"Step time", step_s, "s", k + "/step_time_s",
+                   fmt::format("{} micro-batches per pipeline", step.at("microbatches_per_pipeline").get<int>())});
+  cards.push_back({"Throughput", num(step, "tokens_per_s"), "M tokens/s", k + "/tokens_per_s",
+                   fmt::format("{} M tokens per step", display_number(num(step, "tokens_per_step") / 1e6)), 1e-6});
+  cards.push_back({"Model FLOPs per GPU", num(step, "tflops_per_gpu"), "TFLOP/s", k + "/tflops_per_gpu",
+                   fmt::format("{} GPUs", step.at("gpus").get<std::int64_t>())});
+  std::string mfu_note = fmt::format("of {} TFLOP/s BF16", display_number(num(step, "peak_flops_per_s_bf16") / 1e12));
+  if (num(step, "mfu_fp8") > 0) mfu_note += fmt::format("; {} of FP8 peak", pct(num(step, "mfu_fp8")));
+  cards.push_back({"MFU", num(step, "mfu"), "%", k + "/mfu", mfu_note, 100});
+  const double hbm = num(step, "hbm_bytes"), used = num(step, "memory_bytes_per_gpu");
+  cards.push_back({"Memory per GPU", used, "GiB", k + "/memory_bytes_per_gpu",
+                   step.at("fits_in_memory").get<bool>()
+                       ? fmt::format("{} GiB headroom of {} GiB HBM", display_number((hbm - used) / kGiB),
+                                     display_number(hbm / kGiB))
+                       : fmt::format("DOES NOT FIT: {} GiB over {} GiB HBM", display_number((used - hbm) / kGiB),
+                                     display_number(hbm / kGiB)),
+                   1 / kGiB});
+  if (step.contains("cost_per_trillion_tokens_usd")) {
+    cards.push_back({"Cost per 1e12 tokens", num(step, "cost_per_trillion_tokens_usd"), "USD",
+                     k + "/cost_per_trillion_tokens_usd",
+                     fmt::format("{} GPU-hours", display_number(num(step, "gpu_hours_per_trillion_tokens")))});
+  } else {
+    cards.push_back({"GPU-hours per 1e12 tokens", num(step, "gpu_hours_per_trillion_tokens"), "GPU-h",
+                     k + "/gpu_hours_per_trillion_tokens", "no price given (scenario cost.price_per_gpu_hour)"});
+  }
+  return cards;
+}
+
+void add_step_section(Report& report, const nlohmann::json& step, std::span<const plan::TraceSpan> trace,
+                      const std::string& key_prefix) {
+  add_breakdown(report, step, key_prefix);
+  if (!trace.empty()) {
+    Section& s = report.add_section("timeline", "Pipeline timeline");
+    s.paragraph("One step on representative pipeline ranks: forward (F), backward (B) and weight-gradient (W) "
+                "passes, then the exposed data-parallel communication and the optimizer step. Each pass already "
+                "includes its own expert all-to-alls (simulated inside the pass on the network).");
+    const GanttChart g = step_gantt(trace);
+    s.chart(gantt_chart(g), fmt::format("At most {} ranks shown, spread evenly; same-kind passes closer than half a "
+                                        "pixel merged into one bar (its tooltip counts them).",
+                                        kMaxGanttRanks));
+  }
+  add_memory(report, step, key_prefix);
+  add_links(report, step, key_prefix);
+}
+
+}  // namespace k3::reports

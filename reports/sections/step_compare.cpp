@@ -1,0 +1,110 @@
+// Several steps side by side (`k3sim compare`): one table row, one stacked bar and one point per variant.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "reports/sections/step.hpp"
+#include "reports/text.hpp"
+#include "sim/core/error.hpp"
+
+namespace k3::reports {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+double num(const nlohmann::json& j, const char* key) { return j.at(key).get<double>(); }
+
+// A keyed cell when the variant has a pointer, a plain number otherwise; shown as value x scale.
+Cell cell(const nlohmann::json& step, const char* field, const std::vector<std::string>& prefixes, std::size_t i,
+          double scale = 1) {
+  const double v = num(step, field);
+  return Cell{display_number(v * scale), v, prefixes.empty() ? std::string{} : prefixes[i] + "/" + field};
+}
+
+}  // namespace
+
+void add_step_comparison_section(Report& report, const std::vector<nlohmann::json>& steps,
+                                 const std::vector<std::string>& names, const std::vector<std::string>& key_prefixes) {
+  K3SIM_ASSERT(!steps.empty(), "a comparison needs at least one step");
+  K3SIM_ASSERT(names.size() == steps.size(), "one name per compared step");
+  K3SIM_ASSERT(key_prefixes.empty() || key_prefixes.size() == steps.size(), "one key prefix per compared step");
+  Section& s = report.add_section("comparison", "Variants side by side");
+
+  Table t({{"Variant", ""}, {"Step time", "s"}, {"Throughput", "tokens/s"}, {"Model FLOPs per GPU", "TFLOP/s"},
+           {"MFU", "%"}, {"Memory per GPU", "GiB"}, {"GPU-hours per 1e12 tokens", "GPU-h"}});
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const auto& st = steps[i];
+    t.add_row({Cell::of_text(names[i]), cell(st, "step_time_s", key_prefixes, i), cell(st, "tokens_per_s", key_prefixes, i),
+               cell(st, "tflops_per_gpu", key_prefixes, i), cell(st, "mfu", key_prefixes, i, 100),
+               cell(st, "memory_bytes_per_gpu", key_prefixes, i, 1 / kGiB),
+               cell(st, "gpu_hours_per_trillion_tokens", key_prefixes, i)});
+  }
+  s.table(t);
+
+  // Step time: variants as bars, breakdown categories stacked (same categories and order for every variant).
+  std::vector<std::string> categories;
+  for (const auto& st : steps)
+    for (const auto& b : st.at("breakdown"))
+      if (std::find(categories.begin(), categories.end(), b.at("category").get<std::string>()) == categories.end())
+        categories.push_back(b.at("category").get<std::string>());
+  BarChart time;
+  time.title = "Step time by category";
+  time.category_label = "Variant";
+  time.categories = names;
+  time.value_axis = {"Step time", "s", false};
+  time.layout = BarLayout::kStacked;
+  for (const auto& cat : categories) {
+    BarSeries series{cat, {}};
+    for (const auto& st : steps) {
+      double sum = 0;
+      for (const auto& b : st.at("breakdown"))
+        if (b.at("category").get<std::string>() == cat) sum += b.at("seconds").get<double>();
+      series.values.push_back(sum);
+    }
+    time.series.push_back(std::move(series));
+  }
+  if (!time.series.empty()) s.chart(bar_chart(time), "Critical pipeline rank of each variant.");
+
+  BarChart mem;
+  mem.title = "Memory per GPU by category";
+  mem.category_label = "Variant";
+  mem.categories = names;
+  mem.value_axis = {"Memory", "GiB", false};
+  mem.layout = BarLayout::kStacked;
+  std::vector<std::string> kinds;
+  for (const auto& st : steps)
+    for (const auto& m : st.at("memory_per_gpu"))
+      if (std::find(kinds.begin(), kinds.end(), m.at("name").get<std::string>()) == kinds.end())
+        kinds.push_back(m.at("name").get<std::string>());
+  for (const auto& kind : kinds) {
+    BarSeries series{kind, {}};
+    for (const auto& st : steps) {
+      double bytes = 0;
+      for (const auto& m : st.at("memory_per_gpu"))
+        if (m.at("name").get<std::string>() == kind) bytes += m.at("bytes").get<double>();
+      series.values.push_back(bytes / kGiB);
+    }
+    mem.series.push_back(std::move(series));
+  }
+  // One HBM line per distinct capacity (variants usually share the GPU).
+  for (const auto& st : steps) {
+    const double hbm = num(st, "hbm_bytes") / kGiB;
+    if (std::none_of(mem.references.begin(), mem.references.end(), [&](const ReferenceLine& r) { return r.value == hbm; }))
+      mem.references.push_back({"HBM", hbm});
+  }
+  if (!mem.series.empty()) s.chart(bar_chart(mem), "Dashed line: HBM capacity per GPU.");
+
+  BarChart rate;
+  rate.title = "Throughput";
+  rate.category_label = "Variant";
+  rate.categories = names;
+  rate.value_axis = {"Throughput", "tokens/s", false};
+  BarSeries tps{"", {}};
+  for (const auto& st : steps) tps.values.push_back(num(st, "tokens_per_s"));
+  rate.series.push_back(std::move(tps));
+  rate.size = {960, 300};
+  s.chart(bar_chart(rate));
+}
+
+}  // namespace k3::reports
