@@ -12,6 +12,7 @@ void attach_balance(CLI::App& app, int& exit_status);
 void attach_topo(CLI::App& app, int& exit_status);
 void attach_collective(CLI::App& app, int& exit_status);
 void attach_run(CLI::App& app, int& exit_status);
+void attach_validate(CLI::App& app, int& exit_status);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -24,6 +25,7 @@ constexpr Command kCommands[] = {
     {"topo", attach_topo},
     {"collective", attach_collective},
     {"run", attach_run},
+    {"validate", attach_validate},
 };
 }  // namespace
 
