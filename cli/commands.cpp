@@ -14,6 +14,7 @@ void attach_collective(CLI::App& app, int& exit_status);
 void attach_run(CLI::App& app, int& exit_status);
 void attach_compare(CLI::App& app, int& exit_status);
 void attach_sweep(CLI::App& app, int& exit_status);
+void attach_validate(CLI::App& app, int& exit_status);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -28,6 +29,7 @@ constexpr Command kCommands[] = {
     {"run", attach_run},
     {"compare", attach_compare},
     {"sweep", attach_sweep},
+    {"validate", attach_validate},
 };
 }  // namespace
 

@@ -1,0 +1,41 @@
+// `k3sim validate` through the real binary: the JSON shape promised by issue 6 and bad-input handling.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tests/support/run_k3sim.hpp"
+
+namespace k3::test {
+namespace {
+
+TEST(ValidateCli, JsonListsEveryCaseWithSignedError) {
+  const auto r = run_k3sim("validate --json");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  // 1 DeepSeek-V3 case + 10 Megatron rows + 4 DeepEP rows x (dispatch, combine) = 19.
+  ASSERT_EQ(j.at("cases").size(), 19u);
+  double megatron_abs = 0;
+  for (const auto& c : j.at("cases")) {
+    for (const char* key : {"case", "metric", "predicted", "published", "rel_error"}) ASSERT_TRUE(c.contains(key));
+    const double p = c.at("predicted").get<double>();
+    const double q = c.at("published").get<double>();
+    EXPECT_GT(p, 0) << c.at("case");
+    EXPECT_NEAR(c.at("rel_error").get<double>(), (p - q) / q, 1e-12) << c.at("case");
+    if (c.at("group") == "megatron-sc21") megatron_abs += std::abs(c.at("rel_error").get<double>());
+  }
+  EXPECT_NEAR(j.at("megatron_mean_abs_error").get<double>(), megatron_abs / 10, 1e-12);
+  EXPECT_EQ(j.at("cases")[0].at("published").get<double>(), 19.926);
+}
+
+TEST(ValidateCli, MissingDataFolderIsOneErrorLineAndStatus2) {
+  const auto r = run_k3sim("validate --data /nonexistent-validation-dir");
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("/nonexistent-validation-dir/deepseek-v3-training.csv"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+}  // namespace
+}  // namespace k3::test

@@ -1,0 +1,84 @@
+// The published validation cases of issue 6, run through the library (no binary needed).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "sim/core/error.hpp"
+#include "sim/plan/validation.hpp"
+#include "sim/plan/validation_csv.hpp"
+
+namespace k3::plan {
+namespace {
+
+// Issue 6 asks for 10% on DeepSeek-V3 and on every Megatron-LM row. The simulator does not meet that yet,
+// and no constant may be fitted to these figures, so the bounds below document the measured error (they
+// fail if it grows) rather than the target:
+//   - DeepSeek-V3: predicted 15.08 s against 19.926 s (-24%); exposed all-to-all is 4.4 s of the 15 s.
+//   - Megatron-LM: +15% (1T) to +80% (1.7B), mean |error| 34%, shrinking with hidden size. The largest
+//     known missing cost: SC21 (2021) attention is unfused (QK^T, the fused scale-mask-softmax kernel of
+//     SC21 section 4.2, dropout, AV) and moves b*heads*s^2 scores through HBM several times per layer,
+//     while the cost model charges FlashAttention; that cost grows like s/h, as the error does.
+constexpr double kDeepSeekV3Bound = 0.30;
+constexpr double kMegatronBound = 0.85;
+constexpr double kMegatronMeanBound = 0.40;
+
+TEST(MegatronPaperFlops, MatchesTheFormulaByHand) {
+  // B=1, s=6, l=1, h=1, V=16: 96 * 1*6*1*1 * (1 + 6/6 + 16/16) = 576 * 3 = 1728.
+  EXPECT_DOUBLE_EQ(megatron_paper_flops(1, 6, 1, 1, 16), 1728.0);
+  // The 1T row (B=3072, s=2048, l=128, h=25600, V=51200) at 163 TFLOP/s on 3072 GPUs: the paper's
+  // FLOPs are 96*3072*2048*128*25600^2 = 5.0665e19 times (1 + 0.01333 + 0.000977) = 5.1340e19 per
+  // iteration, i.e. 102.5 s per iteration at 3072 * 163e12 FLOP/s.
+  const double f = megatron_paper_flops(3072, 2048, 128, 25600, 51200);
+  EXPECT_NEAR(f / 5.1340e19, 1.0, 1e-3);
+}
+
+TEST(PublishedCsv, NamesFileColumnAndLineOfABadCell) {
+  const std::string path = ::testing::TempDir() + "/bad_validation.csv";
+  {
+    std::ofstream out(path);
+    out << "# provenance line\nep,dispatch_gbps\n8,fast\n";
+  }
+  const auto t = read_published_csv(path);
+  EXPECT_EQ(t.provenance, "provenance line");
+  EXPECT_DOUBLE_EQ(t.number(0, "ep"), 8.0);
+  try {
+    t.number(0, "dispatch_gbps");
+    FAIL() << "a non-numeric cell must be refused";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().file, path);
+    EXPECT_EQ(e.where().key, "dispatch_gbps");
+    EXPECT_EQ(e.where().line, 3);  // comment, header, then the data row
+  }
+  std::remove(path.c_str());
+  EXPECT_THROW(read_published_csv(path), core::InputError);
+}
+
+TEST(Validation, DeepSeekV3StepTimeWithinBound) {
+  std::vector<std::string> assumptions;
+  const auto cases = validate_deepseek_v3(default_validation_paths(), assumptions);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_DOUBLE_EQ(cases[0].published, 19.926);  // deepseek-v3-training.csv step_time_s
+  EXPECT_NEAR(cases[0].rel_error, (cases[0].predicted - 19.926) / 19.926, 1e-12);
+  EXPECT_LT(std::abs(cases[0].rel_error), kDeepSeekV3Bound) << "predicted " << cases[0].predicted << " s";
+  EXPECT_FALSE(assumptions.empty());
+}
+
+TEST(Validation, EveryMegatronRowWithinBound) {
+  std::vector<std::string> assumptions;
+  const auto cases = validate_megatron(default_validation_paths(), assumptions);
+  ASSERT_EQ(cases.size(), 10u);  // the ten rows of SC21 Table 1
+  EXPECT_DOUBLE_EQ(cases.front().published, 137.0);
+  EXPECT_DOUBLE_EQ(cases.back().published, 163.0);
+  double sum = 0;
+  for (const auto& c : cases) sum += std::abs(c.rel_error);
+  EXPECT_LT(sum / 10, kMegatronMeanBound);
+  for (const auto& c : cases) {
+    EXPECT_LT(std::abs(c.rel_error), kMegatronBound) << c.name << ": predicted " << c.predicted << " TFLOP/s, "
+                                                          << c.setup;
+  }
+}
+
+}  // namespace
+}  // namespace k3::plan
