@@ -49,7 +49,7 @@ class StagePassBuilder {
  public:
   StagePassBuilder(PassProgram& p, const PassBuildContext& ctx, PassPart part)
       : p_(p), ctx_(ctx), part_(part), first_(static_cast<int>(p.threads.size())) {
-    for (std::size_t g = 0; g < ctx.gpus.size(); ++g) {
+    for (std::size_t g = 0; g < static_cast<std::size_t>(threads()); ++g) {
       PassThread t;
       t.gpu_slot = slot_of(ctx.gpus[g]);
       p_.threads.push_back(std::move(t));
@@ -73,7 +73,7 @@ class StagePassBuilder {
     p_.gpus.push_back(gpu);
     return static_cast<int>(p_.gpus.size()) - 1;
   }
-  int threads() const { return static_cast<int>(ctx_.gpus.size()); }
+  int threads() const { return ctx_.one_thread_for_group ? 1 : static_cast<int>(ctx_.gpus.size()); }
   PassThread& thread(int g) { return p_.threads[static_cast<std::size_t>(first_ + g)]; }
 
   int collective(CollectiveKind kind, std::shared_ptr<const TrafficMatrix> matrix, core::Bytes bytes,

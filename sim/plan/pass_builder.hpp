@@ -31,7 +31,11 @@ struct MoeLayerLoad {
 struct PassBuildContext {
   const std::vector<model::OpBlock>* blocks = nullptr;
   const OpCostModel* cost = nullptr;
-  std::vector<GpuIndex> gpus;  // the simulated group, in rank order
+  std::vector<GpuIndex> gpus;  // the simulated group, in rank order (the members of its collectives)
+  // Give only the group's first GPU a thread. Valid when every GPU of the group does the same work (a
+  // balanced load) and each collective's time does not depend on what else runs (solo collectives):
+  // the group is then symmetric, and one GPU stands for all.
+  bool one_thread_for_group = false;
   int tp = 1;
   int ep = 1;
   model::Recompute recompute = model::Recompute::None;

@@ -124,8 +124,19 @@ class StepRun {
     }
   }
 
-  PassBuildContext context(int rank) const {
+  // True when every GPU of the simulated group does the same work: balanced routed load.
+  bool balanced_group() const {
+    for (const auto& [block, layer] : moe_layers_) {
+      for (double f : layer.routed_factor) {
+        if (f != layer.routed_factor.front()) return false;
+      }
+    }
+    return true;
+  }
+
+  PassBuildContext context(int rank, bool overlapping) const {
     PassBuildContext ctx;
+    ctx.one_thread_for_group = balanced_group() && (!overlapping || sc_.network == NetworkModelKind::analytical);
     ctx.blocks = &blocks_;
     ctx.cost = &cost_;
     ctx.gpus = group_of_rank(rank);
@@ -161,7 +172,7 @@ class StepRun {
     auto it = by_class_.find(class_key);
     if (it == by_class_.end()) {
       PassProgram p;
-      const auto ctx = context(rank);
+      const auto ctx = context(rank, b_stage >= 0);
       if (b_stage < 0) {
         append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(f_stage)], part);
       } else {
