@@ -4,13 +4,14 @@
 
 #include "cli/version.hpp"
 #include "reports/report.hpp"
+#include "reports/sections/step.hpp"
 
 namespace k3::cli {
 
 void write_compare_report(const std::string& path, const nlohmann::json& comparison, const std::string& command) {
   const auto& variants = comparison.at("variants");
   reports::Report report("Variant comparison", "deltas against " + comparison.at("baseline").get<std::string>());
-  auto& overview = report.add_section("comparison", "Side by side");
+  auto& overview = report.add_section("overview", "Side by side");
   std::vector<reports::Card> cards;
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const auto& r = variants[i].at("result");
@@ -63,12 +64,25 @@ void write_compare_report(const std::string& path, const nlohmann::json& compari
   }
   if (!bars.series.empty()) overview.chart(reports::bar_chart(bars), "Breakdown of one training step per variant");
 
+  // Memory against HBM, throughput and the breakdown by category, variant by variant.
+  std::vector<nlohmann::json> steps;
+  std::vector<std::string> names, prefixes;
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    steps.push_back(variants[i].at("result"));
+    names.push_back(variants[i].at("name").get<std::string>());
+    prefixes.push_back(fmt::format("/variants/{}/result", i));
+  }
+  reports::add_step_comparison_section(report, steps, names, prefixes);
+
   reports::RunInfo info;
   info.command = command;
   info.version = std::string(version_string());
   info.scenario_name = variants[0].at("name").get<std::string>();
+  info.seed = variants[0].at("result").at("seed").get<std::uint64_t>();
   for (const auto& v : variants) info.scenario_text += "# " + v.at("name").get<std::string>() + "\n";
-  for (const auto& a : variants[0].at("result").at("assumptions")) info.assumptions.push_back({a.get<std::string>(), "", "k3sim model"});
+  for (const auto& a : variants[0].at("result").at("assumptions")) {
+    info.assumptions.push_back(reports::split_assumption(a.get<std::string>()));
+  }
   report.add_run_info(info);
   report.write_html(path);
 }

@@ -1,10 +1,12 @@
-// `k3sim validate [--json] [--data DIR] [--scenarios DIR]`: run the published validation cases of
+// `k3sim validate [--json] [--report out.html] [--data DIR] [--scenarios DIR]`: run the published validation cases of
 // shared/validation and print predicted against published with the signed error of each.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <memory>
 
+#include "cli/version.hpp"
+#include "reports/sections/validation.hpp"
 #include "sim/plan/validation.hpp"
 
 namespace k3::cli {
@@ -15,6 +17,7 @@ struct ValidateOptions {
   std::string data_dir;
   std::string scenario_dir;
   bool json = false;
+  std::string report;
 };
 
 int validate(const ValidateOptions& o) {
@@ -22,8 +25,17 @@ int validate(const ValidateOptions& o) {
   if (!o.data_dir.empty()) paths.data_dir = o.data_dir;
   if (!o.scenario_dir.empty()) paths.scenario_dir = o.scenario_dir;
   const auto report = plan::run_validation(paths);
+  const auto json = plan::validation_to_json(report);
+  if (!o.report.empty()) {
+    reports::RunInfo info;
+    info.command = "k3sim validate";
+    info.version = std::string(version_string());
+    info.scenario_name = "Data folders";
+    info.scenario_text = "data: " + paths.data_dir + "\nscenarios: " + paths.scenario_dir + "\n";
+    reports::write_validation_report(o.report, json, info);
+  }
   if (o.json) {
-    fmt::print("{}\n", plan::validation_to_json(report).dump(2));
+    fmt::print("{}\n", json.dump(2));
   } else {
     fmt::print("{}", plan::validation_to_text(report));
   }
@@ -39,6 +51,7 @@ void attach_validate(CLI::App& app, int& exit_status) {
   sub->add_option("--data", o->data_dir, "Folder of the published CSVs (default: <source>/../shared/validation)");
   sub->add_option("--scenarios", o->scenario_dir, "Folder of the validation scenarios (default: <source>/scenarios)");
   sub->add_flag("--json", o->json, "Print the cases as JSON");
+  sub->add_option("--report", o->report, "Write a self-contained HTML report to this file");
   sub->callback([o, &exit_status] { exit_status = validate(*o); });
 }
 

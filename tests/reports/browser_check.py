@@ -174,13 +174,13 @@ def check_scripts(driver):
             if not panels[1].is_displayed() or panels[0].is_displayed():
                 fail("clicking a tab does not switch panels")
             buttons[0].click()
-    # Sort the first table that has a numeric column with distinct values, by clicking its header.
+    # Sort the first table that has a column numeric in every row, by clicking its header.
     column = driver.execute_script("""
       for (const t of document.querySelectorAll('table.sortable')) {
         const rows = t.tBodies[0].rows;
         if (rows.length < 2 || t.offsetParent === null) continue;
         for (let c = 0; c < rows[0].cells.length; c++)
-          if (rows[0].cells[c].dataset.value !== undefined) {
+          if (Array.from(rows).every(r => r.cells[c] && r.cells[c].dataset.value !== undefined)) {
             t.tHead.rows[0].cells[c].click();
             return Array.from(t.tBodies[0].rows).map(r => parseFloat(r.cells[c].dataset.value));
           }
