@@ -52,8 +52,9 @@ DefaultEfficiencies default_efficiencies(const std::string& gpu) {
   return d;
 }
 
-OpCostModel::OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision)
-    : device_(std::move(device)), profile_(profile), precision_(gemm_precision),
+OpCostModel::OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision,
+                         AttentionKernel attention)
+    : device_(std::move(device)), profile_(profile), precision_(gemm_precision), attention_(attention),
       defaults_(default_efficiencies(device_.name)) {
   if (precision_ == Precision::fp8 && device_.fp8_flops_per_s <= 0) precision_ = Precision::bf16;
 }
@@ -140,9 +141,30 @@ std::string OpCostModel::category(const model::Op& op) {
   return "other";
 }
 
+OpTime OpCostModel::unfused_attention_time(const model::Op& op) const {
+  const auto& a = std::get<model::AttentionShape>(op.shape);
+  // The batched GEMMs compute the whole seq x seq matrix, masked or not: twice the causal count.
+  const double executed = op.fwd_flops * (a.causal ? 2.0 : 1.0);
+  const double gemm_rate = device_.bf16_flops_per_s * defaults_.gemm_bf16.value *
+                           gemm_shape_efficiency(a.seq, a.seq, std::max(1, a.heads) * static_cast<int>(a.sequences));
+  // Score matrix traffic, 2-byte elements: forward writes it (QK^T), the softmax reads and writes it,
+  // dropout reads and writes it and stores a 1-byte mask, PV reads it: 6 passes + the mask. The backward
+  // pass reads and writes each of these once more: twice the forward traffic.
+  const double elements = a.sequences * a.heads * a.seq * a.seq;
+  const double fwd_bytes = elements * (6 * 2.0 + 1.0);
+  OpTime t;
+  t.fwd = executed / gemm_rate + memory_time(fwd_bytes);
+  t.dgrad = 2 * executed / gemm_rate + memory_time(2 * fwd_bytes);
+  return t;
+}
+
 OpTime OpCostModel::time(const model::Op& op) const {
   OpTime t;
   if (op.kind == model::OpKind::Communication) return t;
+  if (op.kind == model::OpKind::AttentionCore && attention_ == AttentionKernel::unfused &&
+      std::holds_alternative<model::AttentionShape>(op.shape)) {
+    return unfused_attention_time(op);
+  }
   const double bytes = op.read_bytes + op.write_bytes;
   const double mem = memory_time(bytes);
   const double floor = defaults_.min_kernel_s;
@@ -167,6 +189,11 @@ std::vector<std::string> OpCostModel::assumptions() const {
   out.push_back(fmt::format("GEMM tiles {}x{} over {} SMs for tile and wave quantization: NVIDIA Matrix "
                             "Multiplication Background User's Guide, sections 3.1-3.2",
                             d.tile_m, d.tile_n, device_.sms));
+  if (attention_ == AttentionKernel::unfused) {
+    out.push_back("attention unfused (Megatron-LM 2021, SC21 section 4.2): batched GEMMs at the BF16 GEMM "
+                  "efficiency over the full seq x seq scores, plus 6 passes of 2-byte scores and a 1-byte dropout "
+                  "mask through HBM forward, twice that backward");
+  }
   out.push_back(fmt::format("attention forward {:.0f}% / backward {:.0f}% of BF16 peak: {}; {}",
                             100 * d.attention_fwd.value, 100 * d.attention_bwd.value, d.attention_fwd.source,
                             d.attention_bwd.source));

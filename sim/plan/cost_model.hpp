@@ -47,6 +47,12 @@ DefaultEfficiencies default_efficiencies(const std::string& gpu_name);
 
 enum class Precision { bf16, fp8 };
 
+// How attention is computed. `flash`: one fused kernel that never writes the score matrix
+// (FlashAttention). `unfused`: as Megatron-LM did in 2021 (SC21 section 4.2): batched GEMMs write the full
+// seq x seq score matrix (the causal mask only zeroes half of it), a fused scale-mask-softmax kernel reads
+// and writes it, dropout reads and writes it, and the second GEMM reads it again.
+enum class AttentionKernel { flash, unfused };
+
 struct OpTime {
   core::Seconds fwd = 0, dgrad = 0, wgrad = 0;
 };
@@ -54,7 +60,8 @@ struct OpTime {
 class OpCostModel {
  public:
   // `profile` may be null (defaults). GEMMs run at `gemm_precision`; attention and scans stay in BF16.
-  OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision);
+  OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision,
+              AttentionKernel attention = AttentionKernel::flash);
 
   // Time of `op` on one GPU for its forward, activation-gradient and weight-gradient parts.
   OpTime time(const model::Op& op) const;
@@ -72,12 +79,14 @@ class OpCostModel {
  private:
   core::Seconds compute_time(const model::Op& op, core::Flops flops, bool backward) const;
   core::Seconds memory_time(core::Bytes bytes) const;
+  OpTime unfused_attention_time(const model::Op& op) const;
   double gemm_peak() const;
   std::optional<double> profile_fraction(const std::string& op_class, double work) const;
 
   DeviceModel device_;
   const cost::CalibrationProfile* profile_;
   Precision precision_;
+  AttentionKernel attention_;
   DefaultEfficiencies defaults_;
 };
 

@@ -67,7 +67,8 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
 
   // Gradients are reduced in fp32 (Megatron-LM's default, --accumulate-allreduce-grads-in-fp32).
   d.gradient_sync_s = group_collectives(zero ? net::CollectiveOp::reducescatter : net::CollectiveOp::allreduce, 4.0);
-  d.gradient_exposed_s = std::max(0.0, d.gradient_sync_s - last_pass.seconds());
+  const double hidden_by = L.overlap_grad_reduce ? last_pass.seconds() : 0.0;
+  d.gradient_exposed_s = std::max(0.0, d.gradient_sync_s - hidden_by);
 
   // Optimizer update of this GPU's shard: memory-bound element-wise work, plus Newton-Schulz for Muon.
   const double dense_shard = params.dense / (zero ? L.dp : 1);
@@ -131,11 +132,12 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   span("parameter all-gather (exposed)", "dp", d.param_gather_exposed_s);
 
   d.assumptions.push_back(fmt::format(
-      "DP: gradients reduced in fp32 with ring {} over DP {} (dense) and {} (experts), overlapped with the last "
-      "backward pass ({:.3f} s of {:.3f} s hidden); parameters all-gathered in BF16 overlapped with the next "
-      "step's first forward pass (Megatron-LM overlap-grad-reduce / overlap-param-gather)",
-      zero ? "reduce-scatter" : "all-reduce", L.dp, expert_dp, std::min(d.gradient_sync_s, last_pass.seconds()),
-      d.gradient_sync_s));
+      "DP: gradients reduced in fp32 with ring {} over DP {} (dense) and {} (experts), {} ({:.3f} s of {:.3f} s "
+      "hidden); parameters all-gathered in BF16 overlapped with the next step's first forward pass (Megatron-LM "
+      "overlap-grad-reduce / overlap-param-gather)",
+      zero ? "reduce-scatter" : "all-reduce", L.dp, expert_dp,
+      L.overlap_grad_reduce ? "overlapped with the last backward pass" : "after the backward passes",
+      std::min(d.gradient_sync_s, hidden_by), d.gradient_sync_s));
   d.assumptions.push_back("optimizer: AdamW moves 30 B per parameter of the local shard, Muon 26 B plus 5 "
                           "Newton-Schulz iterations on full matrices after an all-gather of gradient shards "
                           "(Moonlight distributed Muon, arXiv:2502.16982)");

@@ -67,7 +67,7 @@ std::string resolve_relative(const std::string& ref, const std::string& scenario
 }
 
 void read_parallel(const YamlValue& v, ParallelLayout& p) {
-  v.allow_only({"tp", "pp", "vpp", "ep", "cp", "dp", "zero", "schedule", "ep_spread"});
+  v.allow_only({"tp", "pp", "vpp", "ep", "cp", "dp", "zero", "schedule", "ep_spread", "overlap_grad_reduce"});
   p.tp = positive_int(v, "tp", 1);
   p.pp = positive_int(v, "pp", 1);
   p.vpp = positive_int(v, "vpp", 1);
@@ -91,6 +91,7 @@ void read_parallel(const YamlValue& v, ParallelLayout& p) {
                                                     {"dualpipe", PipelineScheduleKind::dualpipe}});
   }
   p.ep_spread = v.bool_or("ep_spread", false);
+  p.overlap_grad_reduce = v.bool_or("overlap_grad_reduce", true);
   if (p.vpp > 1 && p.schedule != PipelineScheduleKind::interleaved) {
     v.at("vpp").fail("virtual stages need the interleaved schedule", "vpp: 1, or schedule: interleaved");
   }
@@ -140,7 +141,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   s.source = source_name;
   doc.allow_only({"name", "seed", "model", "cluster", "parallel", "batch", "precision", "communication",
                   "expert_load", "recompute", "optimizer", "network", "profile", "price_per_gpu_hour",
-                  "variants", "description"});
+                  "variants", "description", "attention_kernel"});
   s.name = doc.string_or("name", std::filesystem::path(source_name).stem().string());
   if (auto seed = doc.find("seed")) s.seed = static_cast<std::uint64_t>(seed->as_non_negative_int());
   s.model = resolve_relative(doc.at("model").as_string(), source_name);
@@ -202,6 +203,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     s.network = enum_of<NetworkModelKind>(
         *n, {{"flow", NetworkModelKind::flow}, {"analytical", NetworkModelKind::analytical}});
   }
+  if (auto a = doc.find("attention_kernel")) s.unfused_attention = a->as_enum({"flash", "unfused"}) == "unfused";
   if (auto p = doc.find("profile")) s.profile = resolve_relative(p->as_string(), source_name);
   if (auto p = doc.find("price_per_gpu_hour")) s.price_per_gpu_hour = p->as_positive();
 

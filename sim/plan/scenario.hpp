@@ -30,6 +30,7 @@ struct ParallelLayout {
   int zero_stage = 1; // 0-3
   PipelineScheduleKind schedule = PipelineScheduleKind::one_f_one_b;
   bool ep_spread = false;  // false: EP groups over as few nodes as possible
+  bool overlap_grad_reduce = true;  // DP gradient reduction overlapped with the last backward pass
 };
 
 struct BatchSpec {
@@ -77,6 +78,7 @@ struct Scenario {
   model::Recompute recompute = model::Recompute::None;
   OptimizerSpec optimizer;
   NetworkModelKind network = NetworkModelKind::flow;
+  bool unfused_attention = false;  // attention_kernel: unfused (Megatron-LM 2021) instead of flash
   std::string profile;         // calibration profile JSON; empty: the shipped default
   std::optional<double> price_per_gpu_hour;  // USD, for cost per trillion tokens
   std::string yaml_text;       // the scenario as run (after overrides), for reports

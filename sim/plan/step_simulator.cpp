@@ -40,7 +40,8 @@ class StepRun {
       : sc_(sc), spec_(spec), topo_(topo), opt_(opt),
         map_(sc.parallel, static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(), sc.source),
         cost_(device_of(topo.gpu_type()), profile,
-              sc.precision.gemm == GemmPrecision::fp8 ? Precision::fp8 : Precision::bf16),
+              sc.precision.gemm == GemmPrecision::fp8 ? Precision::fp8 : Precision::bf16,
+              sc.unfused_attention ? AttentionKernel::unfused : AttentionKernel::flash),
         runner_(topo, runner_config()) {}
 
   StepResult run() {
