@@ -122,7 +122,9 @@ TEST(StepProperties, RandomSmallScenariosRunOrRefuseAndKeepInvariants) {
     for (const auto& span : r.trace) serialised += span.end_s - span.start_s;
     EXPECT_LE(r.step_time_s, serialised * (1 + 1e-9));
     // Same scenario, same seed: the identical result, down to the JSON text.
-    if (i % 8 == 0) EXPECT_EQ(plan::step_to_json(simulate(c)).dump(), plan::step_to_json(r).dump());
+    if (i % 8 == 0) {
+      EXPECT_EQ(plan::step_to_json(simulate(c)).dump(), plan::step_to_json(r).dump());
+    }
   }
   // A property test that refuses everything checks nothing: most random layouts must fit.
   EXPECT_GE(simulated, kCases / 3) << simulated << " simulated, " << refused << " refused";
