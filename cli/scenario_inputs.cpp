@@ -1,6 +1,8 @@
 #include "cli/scenario_inputs.hpp"
 
 #include "sim/core/error.hpp"
+#include "sim/plan/size_limits.hpp"
+#include "topologies/load.hpp"
 
 namespace k3::cli {
 
@@ -9,7 +11,10 @@ ScenarioInputs resolve_scenario(plan::Scenario scenario, const std::string& prof
   in.model = model::load_model(scenario.model);
   std::vector<std::string> overrides;
   if (scenario.nodes) overrides.push_back("nodes=" + std::to_string(*scenario.nodes));
-  in.topology = std::make_shared<const topo::Topology>(topo::load_topology(scenario.topology, overrides));
+  // Refuse a cluster too large to simulate before building its topology (that alone takes gigabytes).
+  const auto cluster = topo::load_cluster_spec(scenario.topology, overrides);
+  plan::check_size_limits(scenario, static_cast<std::int64_t>(cluster.nodes) * cluster.node.gpus);
+  in.topology = std::make_shared<const topo::Topology>(topo::build_cluster(cluster));
   const std::string profile = profile_flag.empty() ? scenario.profile : profile_flag;
   if (!profile.empty()) in.profile = cost::CalibrationProfile::load(profile);
   in.scenario = std::move(scenario);

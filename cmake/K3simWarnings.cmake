@@ -19,6 +19,14 @@ if(K3SIM_SANITIZE)
   target_link_options(k3sim_options INTERFACE -fsanitize=address,undefined -fno-sanitize-recover=all)
   target_compile_definitions(k3sim_options INTERFACE K3SIM_CHECK_INVARIANTS=1)
 endif()
+# libFuzzer builds (scripts/fuzz.sh): every library gets coverage instrumentation and ASan+UBSan; the fuzz
+# targets add -fsanitize=fuzzer for libFuzzer's main.
+if(K3SIM_FUZZ)
+  target_compile_options(k3sim_options INTERFACE
+    $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer>)
+  target_link_options(k3sim_options INTERFACE -fsanitize=address,undefined -fno-sanitize-recover=all)
+  target_compile_definitions(k3sim_options INTERFACE K3SIM_CHECK_INVARIANTS=1)
+endif()
 if(CMAKE_BUILD_TYPE STREQUAL "Debug")
   target_compile_definitions(k3sim_options INTERFACE K3SIM_CHECK_INVARIANTS=1)
 endif()

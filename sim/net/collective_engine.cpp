@@ -1,5 +1,8 @@
 #include "sim/net/collective_engine.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "sim/core/error.hpp"
 
 namespace k3::net {
@@ -14,6 +17,9 @@ struct CollectiveEngine::Running {
   std::vector<std::uint32_t> waiting;                  // unmet dependencies per transfer
   std::vector<std::vector<std::uint32_t>> successors;  // per transfer
   std::size_t remaining = 0;
+  // Conservation check: what the plan's flows put on the network must arrive before the collective ends.
+  core::Bytes bytes_sent = 0;
+  core::Bytes bytes_received = 0;
 };
 
 CollectiveEngine::CollectiveEngine(engine::Simulator& sim, NetworkModel& network, const topo::Topology& topology)
@@ -72,6 +78,7 @@ void CollectiveEngine::launch(Running& run, std::uint32_t t) {
     sim_.schedule_after(SimTime::zero(), [this, id, t] { transfer_done(id, t); });
     return;
   }
+  run.bytes_sent += tr.bytes;
   network_.start_flow(topology_.route(tr.src, tr.dst), tr.bytes,
                       [this, id, t](FlowId, SimTime) { transfer_done(id, t); });
 }
@@ -80,6 +87,9 @@ void CollectiveEngine::transfer_done(CollectiveId id, std::uint32_t t) {
   auto it = running_.find(id);
   K3SIM_ASSERT(it != running_.end(), "transfer finished for an unknown collective");
   Running& run = *it->second;
+  K3SIM_ASSERT(run.remaining > 0, "a collective transfer finished twice");
+  const Transfer& tr = run.plan.transfers[t];
+  if (!tr.barrier) run.bytes_received += tr.bytes;
   --run.remaining;
   for (std::uint32_t next : run.successors[t]) {
     if (--run.waiting[next] == 0) launch(run, next);
@@ -92,6 +102,10 @@ void CollectiveEngine::finish(CollectiveId id) {
   K3SIM_ASSERT(it != running_.end(), "finishing an unknown collective");
   std::unique_ptr<Running> run = std::move(it->second);
   running_.erase(it);
+  K3SIM_ASSERT(run->remaining == 0, "a collective finished with transfers outstanding");
+  // Bytes are doubles summed in launch and in completion order: equal up to rounding.
+  K3SIM_ASSERT(std::abs(run->bytes_sent - run->bytes_received) <= 1e-9 * std::max(1.0, run->bytes_sent),
+               "a collective's bytes sent differ from its bytes received");
   CollectiveResult result;
   result.op = run->op;
   result.start = run->start;

@@ -162,7 +162,22 @@ const std::vector<MaxMinVariable>& MaxMinSystem::solve() {
       changed_.push_back(id);
     }
   }
+#ifdef K3SIM_CHECK_INVARIANTS
+  check_solution();
+#endif
   return changed_;
+}
+
+void MaxMinSystem::check_solution() const {
+  for (MaxMinVariable id : component_vars_) {
+    K3SIM_ASSERT(vars_[id].fixed && vars_[id].rate > 0, "max-min left a variable without a positive rate");
+  }
+  for (MaxMinLink l : component_links_) {
+    double load = 0;
+    for (const Incidence& inc : links_[l].incidences) load += vars_[inc.var].rate;
+    // Relative slack for the rounding of progressive filling's subtractions.
+    K3SIM_ASSERT(load <= links_[l].capacity * (1 + 1e-9), "max-min rates exceed a link's capacity");
+  }
 }
 
 }  // namespace k3::net

@@ -81,6 +81,9 @@ class MaxMinSystem {
   void mark_dirty(MaxMinLink link);
   void collect_components();
   void fill();
+  // Invariant (checked in debug and sanitizer builds): in the solved components no link carries more than
+  // its capacity and every variable was given a positive rate.
+  void check_solution() const;
 
   std::vector<Link> links_;
   std::vector<Variable> vars_;

@@ -1,5 +1,6 @@
 #include "sim/plan/pass_runner.hpp"
 
+#include "sim/core/error.hpp"
 #include "sim/net/collective_engine.hpp"
 
 namespace k3::plan {
@@ -81,6 +82,16 @@ net::CollectiveSpec PassRunner::spec_of(const CollectiveCall& call) const {
   return spec;
 }
 
+namespace {
+
+// Engine invariant: when the event queue drains, every collective and every network flow has completed.
+void check_all_completed(const net::CollectiveEngine& engine, const net::NetworkModel& network) {
+  K3SIM_ASSERT(engine.running() == 0, "a collective never completed");
+  K3SIM_ASSERT(network.active_flows() == 0, "a network flow never completed");
+}
+
+}  // namespace
+
 bool PassRunner::overlaps_collectives(const PassProgram& program) const {
   std::vector<int> threads_per_gpu(program.gpus.size(), 0);
   for (const auto& t : program.threads) {
@@ -116,6 +127,7 @@ PassOutcome PassRunner::run(const PassProgram& program, LinkClassBytes* link_byt
   net::CollectiveEngine engine(sim, *network, topology_);
   EngineLauncher launcher(engine, *this);
   auto out = execute_pass(program, sim, launcher, config_.compute_slowdown);
+  check_all_completed(engine, *network);
   collect_link_bytes(*network, topology_, link_bytes);
   return out;
 }
@@ -131,6 +143,7 @@ core::Seconds PassRunner::concurrent_time(const std::vector<net::CollectiveSpec>
     engine.start(s, [&last](const net::CollectiveResult& r) { last = std::max(last, r.finish); });
   }
   sim.run();
+  check_all_completed(engine, *network);
   collect_link_bytes(*network, topology_, link_bytes);
   return last.seconds();
 }

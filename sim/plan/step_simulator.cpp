@@ -14,6 +14,7 @@
 #include "sim/plan/pass_runner.hpp"
 #include "sim/plan/pipeline_schedule.hpp"
 #include "sim/plan/rank_mapping.hpp"
+#include "sim/plan/size_limits.hpp"
 #include "sim/plan/stage_split.hpp"
 #include "sim/plan/step_accounting.hpp"
 #include "sim/plan/step_memory.hpp"
@@ -243,6 +244,7 @@ class StepRun {
 
 StepResult simulate_step(const Scenario& scenario, const model::ModelSpec& spec, const topo::Topology& topology,
                          const cost::CalibrationProfile* profile, const StepOptions& options) {
+  check_size_limits(scenario, static_cast<std::int64_t>(topology.gpu_count()));
   return StepRun(scenario, spec, topology, profile, options).run();
 }
 

@@ -1,0 +1,76 @@
+// Every bad flag or input of every subcommand, through the real binary: exit status 2, one line on
+// stderr line that names the input (flag or file), the key where there is one, and what is allowed. (Errors
+// CLI11 finds itself, such as a value outside an IsMember set, add a second line pointing at --help.)
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/run_k3sim.hpp"
+
+namespace {
+
+struct BadInput {
+  std::string args;
+  std::vector<std::string> named;  // the input and the key, as they must appear in the message
+  std::string allowed;             // a fragment of what is allowed
+};
+
+const std::vector<BadInput> kBadInputs = {
+    // model / kv
+    {"model no-such-model", {"no-such-model"}, "k3"},
+    {"model k3 --seq -5", {"--seq"}, "positive"},
+    {"kv k3 --context zero", {"--context"}, "128K"},
+    {"kv k3 --gpus 0", {"--gpus"}, ">= 1"},
+    {"kv k3 --reserve 2", {"--reserve"}, "0 to 0.9"},
+    {"kv k3 --weight-bytes 0", {"--weight-bytes"}, "> 0"},
+    // topo
+    {"topo no-such-preset", {"no-such-preset"}, "h100-rail"},
+    {"topo h100-rail --set nodes", {"--set"}, "key=value"},
+    {"topo h100-rail --set fabric.radix=3", {"radix"}, "radix"},
+    {"topo h100-rail --set nodes=0", {"h100-rail.yaml", "nodes"}, ">= 1"},
+    // collective
+    {"collective --topology h100-rail --op sum --bytes 1MiB", {"--op"}, "allreduce"},
+    {"collective --topology h100-rail --op allreduce --bytes lots", {"--bytes"}, "1MiB:4GiB"},
+    {"collective --topology h100-rail --op allreduce --bytes 1MiB --network ideal", {"--network"}, "analytical"},
+    {"collective --topology h100-rail --op allreduce --bytes 1MiB --algorithm magic", {"--algorithm"}, "ring"},
+    {"collective --topology h100-rail --op allreduce --bytes 1MiB --ranks 1000000", {"--ranks"}, "GPU"},
+    // traffic
+    {"traffic --ep 0", {"--ep"}, "divides the number of routed experts"},
+    {"traffic --ep 64 --tokens-per-gpu 0", {"--tokens-per-gpu"}, ">= 1"},
+    {"traffic --ep 64 --algorithm magic", {"--algorithm"}, "deepep"},
+    {"traffic --ep 64 --placement diagonal", {"--placement"}, "strided"},
+    {"traffic no-such-model --ep 64", {"no-such-model"}, "k3"},
+    // balance
+    {"balance --bins 1", {"--bins"}, ">= 2"},
+    {"balance --steps 0", {"--steps"}, ">= 1"},
+    {"balance --ranks 0", {"--ranks"}, ">= 1"},
+    {"balance --tokens-per-rank 0", {"--tokens-per-rank"}, ">= 1"},
+    {"balance --ep 0", {"--ep"}, "divides the number of routed experts"},
+    {"balance --balancer magic --steps 1", {"magic"}, "qb-hist"},
+    // run
+    {"run no-such-scenario.yaml", {"no-such-scenario.yaml"}, "scenario"},
+    {"run scenarios/k3-h200-2048.yaml --set parallel.ep", {"--set"}, "key=value"},
+    {"run scenarios/k3-h200-2048.yaml --set parallel.ep=banana", {"k3-h200-2048.yaml", "parallel.ep"}, "a number"},
+    {"run scenarios/k3-h200-2048.yaml --set parallel.warp=2", {"k3-h200-2048.yaml", "parallel.warp"}, "tp, pp"},
+    {"run scenarios/k3-h200-2048.yaml --set network=quantum", {"network"}, "analytical"},
+    {"run scenarios/k3-h200-2048.yaml --set cluster.nodes=0", {"cluster.nodes"}, ">= 1"},
+    {"run scenarios/k3-h200-2048.yaml --set parallel.ep=48", {"k3-h200-2048.yaml", "parallel.ep"}, "a divisor of DP"},
+    // calibrate / profile
+    {"calibrate --backend tpu --out x.json", {"--backend", "tpu"}, "{cuda,cpu}"},
+    {"profile diff /nonexistent/a.json /nonexistent/b.json", {"/nonexistent/a.json"}, "profile"},
+};
+
+TEST(CliErrors, EveryBadInputIsNamedWithWhatIsAllowed) {
+  for (const auto& bad : kBadInputs) {
+    SCOPED_TRACE(bad.args);
+    const auto r = k3::test::run_k3sim(bad.args);
+    EXPECT_EQ(r.exit_status, 2) << r.err;
+    ASSERT_FALSE(r.err.empty());
+    const std::string first_line = r.err.substr(0, r.err.find('\n'));
+    for (const auto& name : bad.named) EXPECT_NE(first_line.find(name), std::string::npos) << r.err;
+    EXPECT_NE(first_line.find(bad.allowed), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
