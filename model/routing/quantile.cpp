@@ -36,7 +36,7 @@ void QuantileHistogram::add_rank(const RankRouting& rank) {
   const auto& s = *rank.scores;
   const double inv_width = bins_ / (hi_ - lo_);
   for (Eigen::Index i = 0; i < s.rows(); ++i) {
-    const double alpha = rank.routed->cutoff[static_cast<std::size_t>(i)];
+    const double alpha = static_cast<double>(rank.routed->cutoff[static_cast<std::size_t>(i)]);
     const float* row = s.data() + i * s.cols();
     std::uint32_t* counts = counts_.data();
     for (int j = 0; j < experts_; ++j) {
@@ -98,7 +98,7 @@ std::vector<double> thresholds_exact(std::span<const RankRouting> ranks, int top
   for (const auto& rank : ranks) {
     const auto& s = *rank.scores;
     for (Eigen::Index i = 0; i < s.rows(); ++i) {
-      const double alpha = rank.routed->cutoff[static_cast<std::size_t>(i)];
+      const double alpha = static_cast<double>(rank.routed->cutoff[static_cast<std::size_t>(i)]);
       const float* row = s.data() + i * s.cols();
       for (int j = 0; j < n; ++j)
         ++counts[static_cast<std::size_t>(j) * kBins + static_cast<std::size_t>(bin_of(alpha - static_cast<double>(row[j])))];
@@ -121,7 +121,7 @@ std::vector<double> thresholds_exact(std::span<const RankRouting> ranks, int top
   for (const auto& rank : ranks) {
     const auto& s = *rank.scores;
     for (Eigen::Index i = 0; i < s.rows(); ++i) {
-      const double alpha = rank.routed->cutoff[static_cast<std::size_t>(i)];
+      const double alpha = static_cast<double>(rank.routed->cutoff[static_cast<std::size_t>(i)]);
       const float* row = s.data() + i * s.cols();
       for (int j = 0; j < n; ++j) {
         const double r = alpha - static_cast<double>(row[j]);
@@ -132,7 +132,7 @@ std::vector<double> thresholds_exact(std::span<const RankRouting> ranks, int top
   }
   std::vector<double> t(static_cast<std::size_t>(n));
   for (int j = 0; j < n; ++j)
-    t[static_cast<std::size_t>(j)] = exact_quantile(members[static_cast<std::size_t>(j)], rank_in_bin[static_cast<std::size_t>(j)]);
+    t[static_cast<std::size_t>(j)] = static_cast<double>(exact_quantile(members[static_cast<std::size_t>(j)], rank_in_bin[static_cast<std::size_t>(j)]));
   return t;
 }
 
