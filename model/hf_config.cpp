@@ -65,6 +65,9 @@ class Config {
       const auto upto = std::min<std::size_t>(e.byte, text.size());
       const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
       throw core::InputError({file_, "", line}, std::string("malformed JSON: ") + e.what(), "a JSON object");
+    } catch (const json::exception& e) {
+      // Well-formed JSON the parser still refuses, e.g. a number beyond double range.
+      throw core::InputError({file_, "", 0}, std::string("unreadable JSON: ") + e.what(), "a JSON object");
     }
     if (!root_.is_object()) throw core::InputError({file_, "", 1}, "expected a JSON object", "a config.json object");
   }

@@ -18,6 +18,15 @@ std::string join_path(const std::string& parent, std::string_view key) {
   return parent.empty() ? std::string(key) : parent + "." + std::string(key);
 }
 
+// A mapping key as text; keys that are themselves lists or mappings (valid YAML) are bad input here.
+std::string key_text(const YAML::Node& key, const std::string& file, const std::string& path, int line) {
+  if (!key.IsScalar()) {
+    const int key_line = key.Mark().line >= 0 ? key.Mark().line + 1 : line;
+    throw InputError({file, path, key_line}, "a key must be a plain name, not a list or mapping", "a plain key name");
+  }
+  return key.Scalar();
+}
+
 }  // namespace
 
 std::string join_allowed(const std::vector<std::string>& names) {
@@ -97,7 +106,7 @@ std::vector<std::pair<std::string, YamlValue>> YamlValue::entries() const {
   if (!node_.IsMap()) fail("expected a mapping", "a YAML mapping of keys");
   std::vector<std::pair<std::string, YamlValue>> out;
   for (const auto& kv : node_) {
-    const auto key = kv.first.as<std::string>();
+    const auto key = key_text(kv.first, *file_, path_, line());
     int key_line = kv.first.Mark().line >= 0 ? kv.first.Mark().line + 1 : line();
     out.push_back({key, YamlValue(kv.second, file_, join_path(path_, key), key_line)});
   }
@@ -113,7 +122,7 @@ std::vector<std::string> YamlValue::keys() const {
 void YamlValue::allow_only(const std::vector<std::string>& allowed) const {
   if (!node_.IsMap()) fail("expected a mapping", "a YAML mapping of keys");
   for (const auto& kv : node_) {
-    const auto key = kv.first.as<std::string>();
+    const auto key = key_text(kv.first, *file_, path_, line());
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       const int key_line = kv.first.Mark().line >= 0 ? kv.first.Mark().line + 1 : line();
       throw InputError({*file_, join_path(path_, key), key_line}, "unknown key", join_allowed(allowed));
