@@ -106,9 +106,14 @@ TEST(SweepCli, MpiRanksGiveTheSameOutputsAsOneProcess) {
 #else
   const auto single = temp_path("single.json");
   const auto mpi = temp_path("mpi.json");
-  const std::string grid = " --grid parallel.ep=16,32,64 --grid model=k3,no-such-model";
+  // A balanced expert load keeps the six points quick under the sanitizers.
+  const std::string grid =
+      " --set expert_load.kind=uniform --grid parallel.ep=16,32,64 --grid model=k3,no-such-model";
   ASSERT_EQ(run_k3sim("sweep " + kBase + grid + " --jobs 1 --out " + single).exit_status, 0);
-  const std::string cmd = "cd '" + std::string(K3SIM_SOURCE_DIR) + "' && " + K3SIM_MPIRUN +
+  // OpenMPI never frees some of its own allocations (ompi_op_base_op_select, dlopen'd MCA components), which
+  // LeakSanitizer reports at exit in the sanitizer build; leak checking stays on for k3sim's code in every
+  // other test, and address errors stay fatal here.
+  const std::string cmd = "cd '" + std::string(K3SIM_SOURCE_DIR) + "' && ASAN_OPTIONS=detect_leaks=0 " + K3SIM_MPIRUN +
                           " --oversubscribe --allow-run-as-root -n 2 '" + K3SIM_BINARY_DIR + "/k3sim' sweep " + kBase +
                           grid + " --out " + mpi + " >/dev/null 2>&1";
   const int raw = std::system(cmd.c_str());
