@@ -25,10 +25,7 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   const auto& L = in.map.layout();
   const auto& sc = in.scenario;
   DpPhase d;
-  std::vector<int> stage_ids;
-  for (int c = 0; c < in.schedule.chunks_per_rank; ++c) stage_ids.push_back(in.schedule.stage_of(rank, c));
-  std::sort(stage_ids.begin(), stage_ids.end());
-  stage_ids.erase(std::unique(stage_ids.begin(), stage_ids.end()), stage_ids.end());
+  const std::vector<int> stage_ids = in.schedule.stages_held(rank);
   const auto params = rank_params(in.blocks, in.stages, stage_ids, L.tp, L.ep);
   const GpuIndex base = in.map.gpu_of({0, 0, 0, rank});
   const int expert_dp = std::max(1, L.dp / L.ep);

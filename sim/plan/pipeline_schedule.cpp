@@ -165,6 +165,14 @@ int PipelineSchedule::stage_of(int rank, int chunk) const {
   return chunk * ranks + rank;
 }
 
+std::vector<int> PipelineSchedule::stages_held(int rank) const {
+  std::vector<int> out;
+  for (int c = 0; c < chunks_per_rank; ++c) out.push_back(stage_of(rank, c));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 int PipelineSchedule::stream_of(int /*rank*/, int chunk) const {
   return kind == PipelineScheduleKind::dualpipe ? chunk : 0;
 }

@@ -47,6 +47,8 @@ struct PipelineSchedule {
   // The rank holding `stage` of `stream`, and which of its chunks it is.
   std::pair<int, int> holder_of(int stream, int stage) const;
   int stages() const { return ranks * chunks_per_rank / streams; }
+  // The distinct stages `rank` holds, ascending (what its parameters and activations belong to).
+  std::vector<int> stages_held(int rank) const;
 };
 
 // Throws InputError (key `parallel.*` / `batch.*`) when the schedule cannot run this layout, e.g.

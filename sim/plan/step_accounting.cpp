@@ -47,10 +47,7 @@ namespace {
 // Memory of one GPU of pipeline rank `rank`, at the peak of the schedule.
 std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
   const auto& L = in.map.layout();
-  std::vector<int> stage_ids;
-  for (int c = 0; c < in.schedule.chunks_per_rank; ++c) stage_ids.push_back(in.schedule.stage_of(rank, c));
-  std::sort(stage_ids.begin(), stage_ids.end());
-  stage_ids.erase(std::unique(stage_ids.begin(), stage_ids.end()), stage_ids.end());
+  const std::vector<int> stage_ids = in.schedule.stages_held(rank);
   MemoryInputs m;
   m.params = rank_params(in.blocks, in.stages, stage_ids, L.tp, L.ep);
   m.dp = L.dp;
