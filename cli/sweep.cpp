@@ -6,15 +6,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <thread>
 
 #include "cli/scenario_inputs.hpp"
 #include "cli/sweep_report.hpp"
 #include "cli/version.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/text_file.hpp"
 #include "sim/plan/step_output.hpp"
 #include "sim/plan/step_simulator.hpp"
 #include "sim/sweep/grid.hpp"
@@ -40,17 +39,9 @@ struct SweepOptions {
   std::string profile;
 };
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw core::InputError({path, "", 0}, "cannot read the scenario", "a scenario YAML file");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
-
 int sweep(const SweepOptions& o) {
   // Everything about the input is checked here, before any point runs (and on every MPI rank alike).
-  const std::string base = read_text(o.scenario);
+  const std::string base = core::read_text_file(o.scenario, "a scenario YAML file (see scenarios/README.md)");
   std::vector<plan::Override> sets;
   for (const auto& s : o.sets) sets.push_back(plan::parse_override(s));
   if (o.grids.empty()) throw core::InputError({"--grid", "", 0}, "no grid axis given", "one or more --grid key=values");

@@ -4,14 +4,13 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "model/spec_checks.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/text_file.hpp"
 #include "sim/core/yaml_input.hpp"
 
 namespace k3::model {
@@ -260,14 +259,7 @@ ModelSpec load_hf_config_string(const std::string& text, const std::string& sour
 }
 
 ModelSpec load_hf_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw core::InputError({path, "", 0}, std::filesystem::exists(path) ? "cannot read the file" : "no such file",
-                           "a readable Hugging Face config.json");
-  }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return load_hf_config_string(buf.str(), path);
+  return load_hf_config_string(core::read_text_file(path, "a readable Hugging Face config.json"), path);
 }
 
 }  // namespace k3::model

@@ -1,8 +1,8 @@
 #include "topologies/load.hpp"
 
 #include <algorithm>
-#include <filesystem>
 
+#include "sim/core/text_file.hpp"
 #include "topologies/embedded.hpp"
 
 namespace k3::topo {
@@ -39,7 +39,7 @@ bool looks_like_path(const std::string& s) {
   const auto ends_with = [&](std::string_view suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  return s.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml") || std::filesystem::exists(s);
+  return s.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml") || core::path_exists(s);
 }
 
 // "fabric.radix=128" sets root["fabric"]["radix"]; the key is then checked like any other.

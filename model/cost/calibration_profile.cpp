@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/text_file.hpp"
 
 namespace k3::cost {
 
@@ -145,13 +145,10 @@ CalibrationProfile CalibrationProfile::from_json(const json& j, const std::strin
 }
 
 CalibrationProfile CalibrationProfile::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError({path, "", 0}, "cannot open calibration profile");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  const std::string text = core::read_text_file(path, "a calibration profile JSON written by `k3sim calibrate`");
   json j;
   try {
-    j = json::parse(ss.str());
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError({path, "", 0}, std::string("invalid JSON: ") + e.what());
   }

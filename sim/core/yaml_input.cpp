@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "sim/core/quantity.hpp"
+#include "sim/core/text_file.hpp"
 
 namespace k3::core {
 
@@ -55,15 +53,7 @@ YamlValue YamlValue::parse_string(const std::string& text, const std::string& so
 }
 
 YamlValue YamlValue::parse_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    const bool exists = std::filesystem::exists(path);
-    throw InputError({path, "", 0}, exists ? "cannot read the file" : "no such file",
-                     "a readable YAML file");
-  }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return parse_string(buf.str(), path);
+  return parse_string(read_text_file(path, "a readable YAML file"), path);
 }
 
 int YamlValue::line() const {

@@ -3,8 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
+
+#include "sim/core/text_file.hpp"
 
 namespace k3::plan {
 
@@ -62,7 +63,7 @@ std::string resolve_relative(const std::string& ref, const std::string& scenario
   if (!looks_like_path || std::filesystem::path(ref).is_absolute()) return ref;
   const auto dir = std::filesystem::path(scenario_path).parent_path();
   const auto candidate = dir / ref;
-  if (std::filesystem::exists(candidate)) return candidate.lexically_normal().string();
+  if (core::path_exists(candidate)) return candidate.lexically_normal().string();
   return ref;
 }
 
@@ -214,14 +215,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
-  std::ifstream in(path);
-  if (!in) {
-    throw InputError({path, "", 0}, std::filesystem::exists(path) ? "cannot read the file" : "no such file",
-                     "a scenario YAML file (see scenarios/README.md)");
-  }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return parse_scenario(buf.str(), path, overrides);
+  return parse_scenario(core::read_text_file(path, "a scenario YAML file (see scenarios/README.md)"), path,
+                        overrides);
 }
 
 std::string to_string(PipelineScheduleKind k) {

@@ -2,12 +2,10 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/text_file.hpp"
 #include "sim/core/yaml_input.hpp"
 
 namespace k3::sweep {
@@ -63,14 +61,7 @@ std::vector<Variant> parse_variants(const std::string& yaml_text, const std::str
 }
 
 std::vector<Variant> load_variants(const std::string& path, const std::vector<plan::Override>& sets) {
-  std::ifstream in(path);
-  if (!in) {
-    throw core::InputError({path, "", 0}, std::filesystem::exists(path) ? "cannot read the file" : "no such file",
-                           "a scenario YAML file (see scenarios/README.md)");
-  }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return parse_variants(buf.str(), path, sets);
+  return parse_variants(core::read_text_file(path, "a scenario YAML file (see scenarios/README.md)"), path, sets);
 }
 
 }  // namespace k3::sweep
