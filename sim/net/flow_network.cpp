@@ -11,9 +11,14 @@ FlowNetwork::FlowNetwork(engine::Simulator& sim, std::vector<NetLink> links) : N
   for (const NetLink& l : links_) system_.add_link(l.capacity_bytes_per_s);
 }
 
-void FlowNetwork::push(std::vector<Pending>& heap, Pending p) {
-  heap.push_back(p);
-  std::push_heap(heap.begin(), heap.end(), later);
+void FlowNetwork::schedule_completion(std::uint64_t id, SimTime when) {
+  Flow& f = flows_[id];
+  if (f.completion_queued) {
+    completions_.update(f.completion, Pending{when, id});
+  } else {
+    f.completion = completions_.push(Pending{when, id});
+    f.completion_queued = true;
+  }
 }
 
 FlowId FlowNetwork::start_flow(std::span<const NetLinkId> path, Bytes bytes, FlowDone on_done) {
@@ -32,9 +37,10 @@ FlowId FlowNetwork::start_flow(std::span<const NetLinkId> path, Bytes bytes, Flo
   if (path.empty() || bytes <= 0) {
     // Nothing to share: the flow completes when its latency has elapsed.
     f.state = State::transferring;
-    push(completions_, Pending{now + latency, id, f.version});
+    schedule_completion(id, now + latency);
   } else if (latency > SimTime::zero()) {
-    push(activations_, Pending{now + latency, id, 0});
+    activations_.push_back(Pending{now + latency, id});
+    std::push_heap(activations_.begin(), activations_.end(), Later{});
   } else {
     activate(id, now);
   }
@@ -51,22 +57,11 @@ void FlowNetwork::activate(std::uint64_t id, SimTime now) {
   var_to_flow_[f.var] = id;
 }
 
-void FlowNetwork::drop_stale_completions() {
-  while (!completions_.empty()) {
-    const Pending& top = completions_.front();
-    const Flow& f = flows_[top.flow];
-    if (f.state == State::transferring && f.version == top.version) return;
-    std::pop_heap(completions_.begin(), completions_.end(), later);
-    completions_.pop_back();
-  }
-}
-
 SimTime FlowNetwork::next_event_time() {
   if (system_.dirty()) return sim_.now();
-  drop_stale_completions();
   SimTime t = SimTime::max();
   if (!activations_.empty()) t = activations_.front().time;
-  if (!completions_.empty()) t = std::min(t, completions_.front().time);
+  if (!completions_.empty()) t = std::min(t, completions_.top().time);
   return t;
 }
 
@@ -87,27 +82,24 @@ void FlowNetwork::reschedule(std::uint64_t id, SimTime now) {
   f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.last_update).seconds());
   f.last_update = now;
   f.rate = new_rate;
-  ++f.version;
-  push(completions_, Pending{now + SimTime::from_seconds(f.remaining / f.rate), id, f.version});
+  schedule_completion(id, now + SimTime::from_seconds(f.remaining / f.rate));
 }
 
 void FlowNetwork::advance_to(SimTime now) {
   bool changed = false;
   while (!activations_.empty() && activations_.front().time <= now) {
     const std::uint64_t id = activations_.front().flow;
-    std::pop_heap(activations_.begin(), activations_.end(), later);
+    std::pop_heap(activations_.begin(), activations_.end(), Later{});
     activations_.pop_back();
     activate(id, now);
     changed = true;
   }
-  drop_stale_completions();
-  while (!completions_.empty() && completions_.front().time <= now) {
-    const std::uint64_t id = completions_.front().flow;
-    std::pop_heap(completions_.begin(), completions_.end(), later);
-    completions_.pop_back();
+  while (!completions_.empty() && completions_.top().time <= now) {
+    const std::uint64_t id = completions_.top().flow;
+    completions_.pop();
+    flows_[id].completion_queued = false;
     finish(id);
     changed = true;
-    drop_stale_completions();
   }
   if (changed) {
     // Callbacks first: flows they start at this instant join the same solve. The solve itself waits for

@@ -2,6 +2,8 @@
 // Flow-level network: each flow waits its path latency, then shares link capacity with the other flows by
 // max-min fairness; rates are re-solved whenever a flow starts or finishes, only in the connected component
 // of the change. All flows that start or finish at one instant are settled by a single solve.
+#include <boost/heap/d_ary_heap.hpp>
+
 #include <vector>
 
 #include "sim/net/maxmin.hpp"
@@ -26,6 +28,20 @@ class FlowNetwork final : public NetworkModel {
 
  private:
   enum class State : std::uint8_t { latent, transferring, finished };
+  struct Pending {
+    SimTime time;
+    std::uint64_t flow;
+  };
+  struct Later {
+    bool operator()(const Pending& a, const Pending& b) const {
+      return a.time > b.time || (a.time == b.time && a.flow > b.flow);
+    }
+  };
+  // One entry per transferring flow, moved in place when its rate changes: a solve reschedules every
+  // flow of the component, and a lazily invalidated heap grew by that much per solve (stale entries
+  // were a fifth of a K3 step's run time).
+  using CompletionHeap =
+      boost::heap::d_ary_heap<Pending, boost::heap::arity<4>, boost::heap::mutable_<true>, boost::heap::compare<Later>>;
   struct Flow {
     std::vector<NetLinkId> path;
     Bytes size = 0;
@@ -33,20 +49,12 @@ class FlowNetwork final : public NetworkModel {
     BytesPerSec rate = 0;
     SimTime last_update;
     MaxMinVariable var = 0;
-    std::uint32_t version = 0;  // bumps when the completion date changes
     State state = State::latent;
+    bool completion_queued = false;
+    CompletionHeap::handle_type completion;
     FlowDone on_done;
   };
-  struct Pending {
-    SimTime time;
-    std::uint64_t flow;
-    std::uint32_t version;
-  };
-  static bool later(const Pending& a, const Pending& b) {
-    return a.time > b.time || (a.time == b.time && a.flow > b.flow);
-  }
-  void push(std::vector<Pending>& heap, Pending p);
-  void drop_stale_completions();
+  void schedule_completion(std::uint64_t flow, SimTime when);
   void activate(std::uint64_t flow, SimTime now);
   void finish(std::uint64_t flow);
   void reschedule(std::uint64_t flow, SimTime now);
@@ -54,8 +62,8 @@ class FlowNetwork final : public NetworkModel {
   MaxMinSystem system_;
   std::vector<Flow> flows_;                 // indexed by FlowId (flows are never reused within a run)
   std::vector<std::uint64_t> var_to_flow_;  // max-min variable -> flow
-  std::vector<Pending> activations_;        // heap: end of latency
-  std::vector<Pending> completions_;        // heap: last byte, lazily invalidated by version
+  std::vector<Pending> activations_;        // heap (std::push_heap with Later): end of latency
+  CompletionHeap completions_;              // last byte of each transferring flow
   std::vector<std::uint64_t> finished_now_;
   std::uint64_t solves_ = 0;
 };
