@@ -146,19 +146,21 @@ MoeSample sample_moe(const MoeSamplingSpec& spec) {
         std::map<int, int> per_node;  // destination node -> GPUs of it this token uses
         for (int d : dest_gpus) ++per_node[node_pos[static_cast<std::size_t>(d)]];
         node_copies += static_cast<double>(per_node.size());
+        const int home = node_pos[static_cast<std::size_t>(g)];
         for (int d : dest_gpus) {
           if (d == g) continue;  // the token's own GPU hosts the expert: no transfer
-          const auto dn = static_cast<std::size_t>(node_pos[static_cast<std::size_t>(d)]);
+          const int dn = node_pos[static_cast<std::size_t>(d)];
           elements.bytes[static_cast<std::size_t>(g) * n + static_cast<std::size_t>(d)] += per_copy;
           back.bytes[static_cast<std::size_t>(d) * n + static_cast<std::size_t>(g)] += per_copy;
-          // The relay of node dn reduces the node's outputs and sends one copy back: each contributing GPU
-          // is charged its part of that copy.
+          // The relay of node dn reduces the node's outputs and sends one copy back over the network: each
+          // contributing GPU is charged its part of that copy. Outputs from the token's own node come back
+          // over NVLink and cross no NIC.
+          if (dn == home) continue;
           back.node_bytes[static_cast<std::size_t>(d) * static_cast<std::size_t>(nodes) +
-                          static_cast<std::size_t>(node_pos[static_cast<std::size_t>(g)])] +=
-              per_copy / per_node[static_cast<int>(dn)];
+                          static_cast<std::size_t>(home)] += per_copy / per_node[dn];
         }
         for (const auto& [node, count] : per_node) {
-          if (node == node_pos[static_cast<std::size_t>(g)]) continue;
+          if (node == home) continue;
           elements.node_bytes[static_cast<std::size_t>(g) * static_cast<std::size_t>(nodes) +
                               static_cast<std::size_t>(node)] += per_copy;
         }
