@@ -27,6 +27,7 @@ struct RunOptions {
   int trace_ranks = 16;
   std::string profile;
   std::string report;
+  int jobs = 0;
   std::string command;  // the command line as run, for the report
 };
 
@@ -39,6 +40,7 @@ void write_json_file(const std::string& path, const nlohmann::json& j, const cha
 int run(const RunOptions& o) {
   const auto inputs = load_scenario_inputs(o.scenario, o.sets, o.profile);
   plan::StepOptions opt;
+  opt.threads = o.jobs;
   opt.trace = !o.trace.empty() || !o.report.empty();  // the report draws the timeline
   opt.max_trace_ranks = o.trace_ranks;
   opt.version = std::string(version_string());
@@ -67,6 +69,8 @@ void attach_run(CLI::App& app, int& exit_status) {
   sub->add_option("--trace-ranks", o->trace_ranks, "Pipeline ranks kept in the trace")->check(CLI::PositiveNumber);
   sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate` (replaces the defaults)");
   sub->add_option("--report", o->report, "Write a self-contained HTML report (charts, timeline, assumptions) to this file");
+  sub->add_option("-j,--jobs", o->jobs, "Threads for the independent pass simulations (default 0: one per hardware "
+                  "thread; the result does not depend on it)")->check(CLI::NonNegativeNumber);
   sub->callback([o, &exit_status] {
     o->command = "k3sim run " + o->scenario;
     for (const auto& s : o->sets) o->command += " --set " + s;

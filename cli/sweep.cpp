@@ -63,6 +63,7 @@ int sweep(const SweepOptions& o) {
     plan::StepOptions opt;
     opt.trace = false;  // as `k3sim run` without --trace
     opt.version = version;
+    opt.threads = 1;    // the points themselves run on --jobs threads
     return plan::step_to_json(
         plan::simulate_step(in.scenario, in.model, *in.topology, in.profile ? &*in.profile : nullptr, opt));
   };

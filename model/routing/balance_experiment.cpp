@@ -3,15 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <exception>
-#include <thread>
 
 #include "model/routing/load_stats.hpp"
 #include "model/routing/quantile.hpp"
 #include "model/routing/topk_selection.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/parallel_for.hpp"
 
 namespace k3::routing {
 
@@ -173,29 +171,14 @@ std::vector<BalanceRun> run_balance_all(const std::vector<BalanceConfig>& config
       it->push_back(i);
   }
   std::vector<BalanceRun> runs(configs.size());
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> errors(groups.size());
-  auto worker = [&] {
-    for (std::size_t g = next++; g < groups.size(); g = next++) {
-      try {
-        std::vector<const BalanceConfig*> members;
-        for (std::size_t i : groups[g]) members.push_back(&configs[i]);
-        const BalanceConfig& first = configs[groups[g].front()];
-        auto done = first.router.drift_feedback == 0 ? run_shared_stream(members)
-                                                     : std::vector<BalanceRun>{run_balance(first)};
-        for (std::size_t m = 0; m < done.size(); ++m) runs[groups[g][m]] = std::move(done[m]);
-      } catch (...) {
-        errors[g] = std::current_exception();  // rethrown on the calling thread, first in input order
-      }
-    }
-  };
-  const int workers = std::clamp(threads, 1, static_cast<int>(std::max<std::size_t>(groups.size(), 1)));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < workers; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  core::parallel_for(groups.size(), threads, [&](std::size_t g) {
+    std::vector<const BalanceConfig*> members;
+    for (std::size_t i : groups[g]) members.push_back(&configs[i]);
+    const BalanceConfig& first = configs[groups[g].front()];
+    auto done = first.router.drift_feedback == 0 ? run_shared_stream(members)
+                                                 : std::vector<BalanceRun>{run_balance(first)};
+    for (std::size_t m = 0; m < done.size(); ++m) runs[groups[g][m]] = std::move(done[m]);
+  });
   return runs;
 }
 

@@ -102,10 +102,15 @@ bool PassRunner::overlaps_collectives(const PassProgram& program) const {
 
 const PassRunner::SoloRun& PassRunner::solo(const CollectiveCall& call) const {
   SoloKey key{static_cast<int>(call.kind), call.matrix.get(), call.bytes_per_rank, call.gpus};
-  auto it = solo_.find(key);
-  if (it != solo_.end()) return it->second;
+  {
+    const std::lock_guard lock(solo_mutex_);
+    if (auto it = solo_.find(key); it != solo_.end()) return it->second;  // std::map: references stay valid
+  }
+  // Simulated outside the lock; two threads asking for the same collective compute the same value and the
+  // first to insert keeps it.
   SoloRun run;
   run.duration = core::SimTime::from_seconds(collective_time(spec_of(call), &run.bytes));
+  const std::lock_guard lock(solo_mutex_);
   return solo_.emplace(std::move(key), run).first->second;
 }
 

@@ -4,6 +4,7 @@
 // library's CollectiveEngine. Keeps the bytes each link class carried, for utilisation.
 #include <array>
 #include <map>
+#include <mutex>
 #include <vector>
 
 #include "sim/net/collective_spec.hpp"
@@ -61,6 +62,8 @@ class PassRunner {
 
   const topo::Topology& topology_;
   PassRunnerConfig config_;
+  // Passes are simulated on several threads (see StepOptions::threads); the memo is shared by them.
+  mutable std::mutex solo_mutex_;
   mutable std::map<SoloKey, SoloRun> solo_;
 };
 

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "model/totals.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/parallel_for.hpp"
 #include "sim/plan/layout_checks.hpp"
 #include "sim/plan/moe_sampling.hpp"
 #include "sim/plan/pass_builder.hpp"
@@ -59,6 +61,7 @@ class StepRun {
     stages_ = split_into_stages(blocks_, schedule_.stages(), sc_.source);
     prepare_moe(mb);
 
+    simulate_passes(opt_.threads > 0 ? opt_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     PassCosts costs;
     costs.forward = [this](int r, int c) { return pass(r, c, PassPart::forward).duration; };
     costs.backward = [this](int r, int c) { return pass(r, c, PassPart::backward).duration; };
@@ -166,24 +169,79 @@ class StepRun {
     return stage_class_[static_cast<std::size_t>(stage)];
   }
 
+  using PassKey = std::tuple<int, int, int>;  // (stage, second stage or -1, PassPart)
+
+  PassKey class_key(int f_stage, int b_stage, PassPart part) {
+    return {stage_class(f_stage), b_stage < 0 ? -1 : stage_class(b_stage), static_cast<int>(part)};
+  }
+
+  PassProgram program_of(int rank, int f_stage, int b_stage, PassPart part) const {
+    PassProgram p;
+    const auto ctx = context(rank, b_stage >= 0);
+    if (b_stage < 0) {
+      append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(f_stage)], part);
+    } else {
+      append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(f_stage)], PassPart::forward);
+      append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(b_stage)], PassPart::backward);
+    }
+    return p;
+  }
+
   const PassRecord& memo(int rank, int f_stage, int b_stage, PassPart part) {
-    const auto key = std::tuple{f_stage, b_stage, static_cast<int>(part)};
+    const PassKey key{f_stage, b_stage, static_cast<int>(part)};
     if (auto it = passes_.find(key); it != passes_.end()) return it->second;
-    const auto class_key = std::tuple{stage_class(f_stage), b_stage < 0 ? -1 : stage_class(b_stage),
-                                      static_cast<int>(part)};
-    auto it = by_class_.find(class_key);
+    const auto ck = class_key(f_stage, b_stage, part);
+    auto it = by_class_.find(ck);
     if (it == by_class_.end()) {
-      PassProgram p;
-      const auto ctx = context(rank, b_stage >= 0);
-      if (b_stage < 0) {
-        append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(f_stage)], part);
-      } else {
-        append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(f_stage)], PassPart::forward);
-        append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(b_stage)], PassPart::backward);
-      }
-      it = by_class_.emplace(class_key, record_pass(p)).first;
+      const auto p = program_of(rank, f_stage, b_stage, part);
+      LinkClassBytes bytes;
+      const auto outcome = runner_.run(p, &bytes);
+      events_ += static_cast<double>(outcome.events);
+      it = by_class_.emplace(ck, summarize_pass(p, outcome, bytes)).first;
     }
     return passes_.emplace(key, it->second).first->second;
+  }
+
+  // The passes of different stage classes are independent simulations, and which of them the schedule runs
+  // does not depend on what they cost: a dry run of the pipeline lists them, each class is simulated for
+  // the lowest pipeline rank that runs it (so the result does not depend on the order of the calls or on
+  // the thread count), on `threads` workers; the timed run then finds every pass in the memo.
+  void simulate_passes(int threads) {
+    std::map<PassKey, std::tuple<int, int, int, PassPart>> wanted;  // class -> (rank, f_stage, b_stage, part)
+    const auto want = [&](int rank, int f_stage, int b_stage, PassPart part) {
+      const auto [it, fresh] = wanted.try_emplace(class_key(f_stage, b_stage, part), rank, f_stage, b_stage, part);
+      if (!fresh && rank < std::get<0>(it->second)) it->second = {rank, f_stage, b_stage, part};
+      return SimTime::from_seconds(1e-3);
+    };
+    PassCosts dry;
+    dry.forward = [&](int r, int c) { return want(r, schedule_.stage_of(r, c), -1, PassPart::forward); };
+    dry.backward = [&](int r, int c) { return want(r, schedule_.stage_of(r, c), -1, PassPart::backward); };
+    dry.weight = [&](int r, int c) { return want(r, schedule_.stage_of(r, c), -1, PassPart::weight); };
+    dry.forward_backward = [&](int r, int f, int b) {
+      return want(r, schedule_.stage_of(r, f), schedule_.stage_of(r, b), PassPart::backward);
+    };
+    dry.p2p = [](int, int) { return SimTime::zero(); };
+    (void)execute_pipeline(schedule_, dry);
+
+    std::vector<PassKey> keys;
+    std::vector<PassProgram> programs;
+    for (const auto& [ck, w] : wanted) {
+      const auto& [rank, f_stage, b_stage, part] = w;
+      keys.push_back(ck);
+      programs.push_back(program_of(rank, f_stage, b_stage, part));
+    }
+    std::vector<PassRecord> records(programs.size());
+    std::vector<double> events(programs.size(), 0.0);
+    core::parallel_for(programs.size(), threads, [&](std::size_t i) {
+      LinkClassBytes bytes;
+      const auto outcome = runner_.run(programs[i], &bytes);
+      events[i] = static_cast<double>(outcome.events);
+      records[i] = summarize_pass(programs[i], outcome, bytes);
+    });
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      events_ += events[i];
+      by_class_.emplace(keys[i], std::move(records[i]));
+    }
   }
 
   const PassRecord& pass(int rank, int chunk, PassPart part) {
@@ -192,13 +250,6 @@ class StepRun {
 
   const PassRecord& overlapped(int rank, int f_chunk, int b_chunk) {
     return memo(rank, schedule_.stage_of(rank, f_chunk), schedule_.stage_of(rank, b_chunk), PassPart::backward);
-  }
-
-  PassRecord record_pass(const PassProgram& p) {
-    LinkClassBytes bytes;
-    auto outcome = runner_.run(p, &bytes);
-    events_ += static_cast<double>(outcome.events);
-    return summarize_pass(p, outcome, bytes);
   }
 
   SimTime p2p(int from, int to, const model::MicroBatch& mb) {

@@ -23,6 +23,7 @@ struct StepOptions {
   bool trace = true;            // keep the pipeline timeline
   int max_trace_ranks = 16;     // pipeline ranks kept in the trace
   std::string version;          // k3sim version string for the result
+  int threads = 0;              // workers for the independent pass simulations; 0: one per hardware thread
 };
 
 // Throws core::InputError when the layout does not fit the model or the cluster.

@@ -22,11 +22,13 @@ std::string dsv3_small(const std::string& extra = "") {
          "communication: {alltoall: deepep, comm_sms: 20, node_limit: 4}\n" + extra;
 }
 
-StepResult simulate(const std::string& yaml, const std::vector<Override>& overrides = {}) {
+StepResult simulate(const std::string& yaml, const std::vector<Override>& overrides = {}, int threads = 0) {
   const auto sc = parse_scenario(yaml, "test.yaml", overrides);
   const auto spec = k3::model::load_model(sc.model);
   const auto topo = k3::topo::load_topology(sc.topology, {"nodes=" + std::to_string(*sc.nodes)});
-  return simulate_step(sc, spec, topo, nullptr);
+  StepOptions opt;
+  opt.threads = threads;
+  return simulate_step(sc, spec, topo, nullptr, opt);
 }
 
 double sum_breakdown(const StepResult& r) {
@@ -51,6 +53,14 @@ TEST(StepSimulator, SameSeedSameResult) {
   const auto a = step_to_json(simulate(dsv3_small())).dump();
   const auto b = step_to_json(simulate(dsv3_small())).dump();
   EXPECT_EQ(a, b);
+}
+
+TEST(StepSimulator, ThreadCountDoesNotChangeTheResult) {
+  // Imbalanced load: every GPU of the EP group is simulated, the passes run on worker threads.
+  const std::string yaml = dsv3_small("expert_load: {kind: balancer, balancer: none, steps: 1}\n");
+  const auto one = step_to_json(simulate(yaml, {}, 1)).dump();
+  EXPECT_EQ(one, step_to_json(simulate(yaml, {}, 2)).dump());
+  EXPECT_EQ(one, step_to_json(simulate(yaml, {}, 5)).dump());
 }
 
 TEST(StepSimulator, ImbalancedExpertLoadIsSlowerThanBalanced) {
