@@ -60,7 +60,7 @@ class Builder {
     o.weight_bytes = n * k * mb_.dtypes.weight_bytes;
     o.read_bytes = T_ * k * a_ + o.weight_bytes;
     o.write_bytes = T_ * n * a_;
-    o.saved_bytes = saves_input ? T_ * k * a_ : 0;
+    o.saved_bytes = saves_input ? T_ * k * mb_.dtypes.saved_linear_input_bytes : 0;
     return o;
   }
   Op norm(std::string name, double width, double rows_per_token = 1) const {
@@ -222,6 +222,8 @@ class Builder {
     Op router = gemm("router", E, d);
     router.kind = OpKind::Router;
     router.muon_matrix = true;
+    router.keeps_bf16 = true;
+    router.saved_bytes = T_ * d * a_;
     router.params = router.activated_params = E * d + (m.router_bias ? E : 0);
     router.fwd_flops += T_ * E * 4;  // sigmoid, bias add, top-k selection
     ops.push_back(router);
@@ -239,10 +241,12 @@ class Builder {
       o.weight_bytes = o.params * mb_.dtypes.weight_bytes;
       o.read_bytes = routed_tokens * kk * a_ + o.weight_bytes;
       o.write_bytes = routed_tokens * n * a_;
-      o.saved_bytes = routed_tokens * kk * a_;
+      o.saved_bytes = routed_tokens * kk * mb_.dtypes.saved_linear_input_bytes;
       return o;
     };
-    ops.push_back(expert("routed_up", mats * m.expert_ffn, io));
+    Op up = expert("routed_up", mats * m.expert_ffn, io);
+    up.input_arrives_fp8 = mb_.dtypes.dispatch_bytes < 2;
+    ops.push_back(up);
     Op act = elementwise("routed_activation", routed_tokens * mats * m.expert_ffn, act_flops(m.activation),
                          routed_tokens * m.expert_ffn);
     act.routed = true;
@@ -296,6 +300,8 @@ class Builder {
     ops.push_back(norm(prefix + "final_norm", s_.hidden));
     Op h = gemm(prefix + "lm_head", s_.vocab, s_.hidden, true, owns_weights && !s_.tie_word_embeddings);
     h.muon_matrix = false;  // Moonlight-style Muon keeps embedding and head on AdamW
+    h.keeps_bf16 = true;
+    h.saved_bytes = T_ * s_.hidden * a_;
     ops.push_back(h);
     Op loss = elementwise(prefix + "cross_entropy", T_ * static_cast<double>(s_.vocab), 5, T_);
     loss.saved_bytes = T_ * static_cast<double>(s_.vocab) * 4;  // fp32 logits kept for the softmax gradient

@@ -61,6 +61,12 @@ struct Op {
   bool model_flops = false;      // counted in training FLOPs (MFU convention)
   bool cheap_recompute = false;  // recomputed rather than saved under selective recomputation
   bool muon_matrix = false;      // a hidden weight matrix (Muon-optimised); others use AdamW
+  // A GEMM that stays in BF16 when the linear layers run in FP8: DeepSeek-V3's recipe (arXiv:2412.19437
+  // section 3.3.1) keeps the output head and the MoE gating in their original precision.
+  bool keeps_bf16 = false;
+  // The forward input is already FP8: with an FP8 dispatch each token is quantized once before it is sent,
+  // so the routed up-projection does not quantize its (top-k times larger) input again.
+  bool input_arrives_fp8 = false;
   core::Flops fwd_flops = 0, dgrad_flops = 0, wgrad_flops = 0;
   core::Bytes read_bytes = 0, write_bytes = 0;  // forward HBM traffic, rough (inputs + weights, outputs)
   double params = 0;                            // parameters owned by this op (0 for shared/tied weights)
@@ -88,6 +94,10 @@ struct Dtypes {
   double activation_bytes = 2;  // BF16 activations
   double dispatch_bytes = 1;    // FP8 dispatch (DeepSeek-V3)
   double combine_bytes = 2;     // BF16 combine
+  // Bytes per element of a linear layer's input kept for its backward pass: BF16, or FP8 with one fp32
+  // scale per 128 elements when the linear layers run in FP8 (DeepSeek-V3, arXiv:2412.19437 section
+  // 3.3.3, "cache the activations in FP8 format for the backward pass of the Linear operator").
+  double saved_linear_input_bytes = 2;
 };
 
 struct MicroBatch {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace k3::plan {
 
@@ -39,13 +40,15 @@ DefaultEfficiencies default_efficiencies(const std::string& gpu) {
                                   "H800 and H200 share the GH100 die and clocks"};
     d.gemm_fp8 = {1550.0 / 1979.0, "deepseek-ai/DeepGEMM README: FP8 GEMMs up to 1550 TFLOP/s on H800 "
                                    "(2025-04-18), of 1979 TFLOP/s dense peak"};
+    d.fp8_table = true;
     d.tile_m = 128;
     d.tile_n = 256;
   } else {
     d.gemm_bf16 = {792.1 / 989.0, std::string(kMamf) + ": no measurement for " + gpu +
                                       "; the H100 SXM fraction (792.1 of 989 TFLOP/s) assumed"};
-    d.gemm_fp8 = {1550.0 / 1979.0, "no FP8 measurement for " + gpu + "; DeepGEMM's H800 fraction "
-                                   "(1550 of 1979 TFLOP/s) assumed"};
+    d.gemm_fp8 = {1550.0 / 1979.0, "no FP8 measurement for " + gpu + "; DeepGEMM's H800 fractions of the FP8 "
+                                   "peak assumed (best case 1550 of 1979 TFLOP/s)"};
+    d.fp8_table = true;
     d.tile_m = 128;
     d.tile_n = 256;
   }
@@ -53,15 +56,52 @@ DefaultEfficiencies default_efficiencies(const std::string& gpu) {
 }
 
 OpCostModel::OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision,
-                         AttentionKernel attention)
+                         AttentionKernel attention, Fp8GemmKernels fp8_kernels)
     : device_(std::move(device)), profile_(profile), precision_(gemm_precision), attention_(attention),
-      defaults_(default_efficiencies(device_.name)) {
+      fp8_kernels_(fp8_kernels), defaults_(default_efficiencies(device_.name)) {
   if (precision_ == Precision::fp8 && device_.fp8_flops_per_s <= 0) precision_ = Precision::bf16;
+  if (defaults_.fp8_table) {
+    fp8_dense_ = fp8_curve(deepgemm_dense_rows());
+    fp8_grouped_ = fp8_curve(deepgemm_grouped_rows());
+  }
 }
 
-double OpCostModel::gemm_peak() const {
-  return precision_ == Precision::fp8 ? device_.fp8_flops_per_s : device_.bf16_flops_per_s;
+Fp8EfficiencyCurve OpCostModel::fp8_curve(const std::vector<Fp8GemmMeasurement>& rows) const {
+  // Each row's fraction of the peak, divided by this model's tile and wave quantization of the measured
+  // shape: what is left is the kernel's rate at that K, to which the op's own quantization is applied.
+  std::map<double, std::pair<double, int>> by_k;
+  for (const auto& r : rows) {
+    const double tflops = r.tflops / (fp8_kernels_ == Fp8GemmKernels::cutlass_3_6 ? r.speedup : 1.0);
+    auto& [sum, count] = by_k[r.k];
+    sum += tflops / kH800Fp8PeakTflops / gemm_shape_efficiency(r.m, r.n, r.groups);
+    ++count;
+  }
+  Fp8EfficiencyCurve curve;
+  for (const auto& [k, v] : by_k) curve.points.push_back({k, v.first / v.second});
+  return curve;
 }
+
+double OpCostModel::fp8_gemm_efficiency(double k, bool grouped) const {
+  return (grouped ? fp8_grouped_ : fp8_dense_).at(k);
+}
+
+namespace {
+
+// Output rows, output columns and reduction length of each part of a GEMM whose forward is
+// [m, k] x [k, n]: the activation gradient is [m, n] x [n, k], the weight gradient [n, m] x [m, k].
+struct GemmDims {
+  double m, n, k;
+};
+GemmDims dims_of(double m, double n, double k, OpCostModel::GemmPart part) {
+  switch (part) {
+    case OpCostModel::GemmPart::fwd: return {m, n, k};
+    case OpCostModel::GemmPart::dgrad: return {m, k, n};
+    case OpCostModel::GemmPart::wgrad: return {n, k, m};
+  }
+  return {m, n, k};
+}
+
+}  // namespace
 
 double OpCostModel::gemm_shape_efficiency(double m, double n, int groups) const {
   // Tile quantization: partial tiles at the edges do full work; wave quantization: the last wave of
@@ -89,26 +129,32 @@ core::Seconds OpCostModel::memory_time(core::Bytes bytes) const {
   return bytes / (device_.hbm_bytes_per_s * eff);
 }
 
-core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, bool backward) const {
+core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, GemmPart part) const {
   using model::OpKind;
   if (flops <= 0) return 0;
-  const bool fp8 = precision_ == Precision::fp8;
-  const std::string dtype = fp8 ? "fp8" : "bf16";
+  const bool backward = part != GemmPart::fwd;
   double rate = 0;
   switch (op.kind) {
     case OpKind::DenseGemm:
-    case OpKind::Router: {
-      const auto* s = std::get_if<model::GemmShape>(&op.shape);
-      const double shape_eff = s ? gemm_shape_efficiency(s->m, s->n) : 1.0;
-      const double base = fp8 ? defaults_.gemm_fp8.value : defaults_.gemm_bf16.value;
-      rate = gemm_peak() * profile_fraction("gemm_" + dtype, flops).value_or(base * shape_eff);
-      break;
-    }
+    case OpKind::Router:
     case OpKind::ExpertGemm: {
-      const auto* s = std::get_if<model::ExpertGemmShape>(&op.shape);
-      const double shape_eff = s ? gemm_shape_efficiency(s->tokens_per_expert, s->n, s->experts) : 1.0;
-      const double base = fp8 ? defaults_.gemm_fp8.value : defaults_.gemm_bf16.value;
-      rate = gemm_peak() * profile_fraction("grouped_gemm_" + dtype, flops).value_or(base * shape_eff);
+      const bool grouped = op.kind == OpKind::ExpertGemm;
+      const bool fp8 = precision_ == Precision::fp8 && !op.keeps_bf16;
+      double shape_eff = 1.0, k = 0;
+      if (const auto* s = std::get_if<model::GemmShape>(&op.shape)) {
+        const auto d = dims_of(s->m, s->n, s->k, part);
+        shape_eff = gemm_shape_efficiency(d.m, d.n);
+        k = d.k;
+      } else if (const auto* e = std::get_if<model::ExpertGemmShape>(&op.shape)) {
+        const auto d = dims_of(e->tokens_per_expert, e->n, e->k, part);
+        shape_eff = gemm_shape_efficiency(d.m, d.n, e->experts);
+        k = d.k;
+      }
+      double base = defaults_.gemm_bf16.value;
+      if (fp8) base = defaults_.fp8_table && k > 0 ? fp8_gemm_efficiency(k, grouped) : defaults_.gemm_fp8.value;
+      const std::string op_class = std::string(grouped ? "grouped_gemm_" : "gemm_") + (fp8 ? "fp8" : "bf16");
+      const double peak = fp8 ? device_.fp8_flops_per_s : device_.bf16_flops_per_s;
+      rate = peak * profile_fraction(op_class, flops).value_or(base * shape_eff);
       break;
     }
     case OpKind::AttentionCore: {
@@ -168,13 +214,35 @@ OpTime OpCostModel::time(const model::Op& op) const {
   const double bytes = op.read_bytes + op.write_bytes;
   const double mem = memory_time(bytes);
   const double floor = defaults_.min_kernel_s;
-  t.fwd = std::max({compute_time(op, op.fwd_flops, false), mem, floor});
+  t.fwd = std::max({compute_time(op, op.fwd_flops, GemmPart::fwd), mem, floor});
   // Backward reads what forward read and writes gradients of the same size: twice the traffic.
   if (op.dgrad_flops > 0 || op.kind == model::OpKind::Norm || op.kind == model::OpKind::Elementwise) {
-    t.dgrad = std::max({compute_time(op, op.dgrad_flops, true), 2 * mem, floor});
+    t.dgrad = std::max({compute_time(op, op.dgrad_flops, GemmPart::dgrad), 2 * mem, floor});
   }
-  if (op.wgrad_flops > 0) t.wgrad = std::max({compute_time(op, op.wgrad_flops, true), mem, floor});
+  if (op.wgrad_flops > 0) t.wgrad = std::max({compute_time(op, op.wgrad_flops, GemmPart::wgrad), mem, floor});
+  add_fp8_quantization(op, t);
   return t;
+}
+
+void OpCostModel::add_fp8_quantization(const model::Op& op, OpTime& t) const {
+  // DeepSeek-V3 (arXiv:2412.19437 section 3.5.2) describes the HBM round trips its FP8 GEMMs need: the
+  // BF16 input is read, quantized in 1x128 tiles and written back as FP8 before the forward GEMM (3 bytes
+  // per element); the output gradient likewise before the activation-gradient GEMM; for the weight
+  // gradient both operands are read as FP8, transposed, re-quantized in 128x1 tiles and written (2 bytes
+  // per element each). Each is a kernel of its own, costed by its bytes like any memory-bound op.
+  if (precision_ != Precision::fp8 || op.keeps_bf16) return;
+  double m = 0, n = 0, k = 0;
+  if (const auto* s = std::get_if<model::GemmShape>(&op.shape)) {
+    m = s->m, n = s->n, k = s->k;
+  } else if (const auto* e = std::get_if<model::ExpertGemmShape>(&op.shape)) {
+    m = e->tokens_per_expert * e->experts, n = e->n, k = e->k;
+  } else {
+    return;
+  }
+  const auto kernel = [this](double bytes) { return std::max(memory_time(bytes), defaults_.min_kernel_s); };
+  if (op.fwd_flops > 0 && !op.input_arrives_fp8) t.fwd_quant = kernel(3 * m * k);
+  if (op.dgrad_flops > 0) t.dgrad_quant = kernel(3 * m * n);
+  if (op.wgrad_flops > 0) t.wgrad_quant = kernel(2 * m * n + 2 * m * k);
 }
 
 std::vector<std::string> OpCostModel::assumptions() const {
@@ -182,7 +250,17 @@ std::vector<std::string> OpCostModel::assumptions() const {
   const auto& d = defaults_;
   out.push_back(fmt::format("BF16 GEMM efficiency {:.1f}% of {:.0f} TFLOP/s before shape quantization: {}",
                             100 * d.gemm_bf16.value, device_.bf16_flops_per_s / 1e12, d.gemm_bf16.source));
-  if (device_.fp8_flops_per_s > 0) {
+  if (device_.fp8_flops_per_s > 0 && d.fp8_table) {
+    const bool older = fp8_kernels_ == Fp8GemmKernels::cutlass_3_6;
+    out.push_back(fmt::format(
+        "FP8 GEMMs (fine-grained scaling) at {} rates by reduction length K, {:.0f}% of {:.0f} TFLOP/s at K = {:.0f} "
+        "to {:.0f}% at K = {:.0f} (dense) before shape quantization: {}{}; the output head and the MoE gating stay "
+        "in BF16 (DeepSeek-V3, arXiv:2412.19437 section 3.3.1)",
+        older ? "CUTLASS 3.6-based (DeepSeek 2024)" : "DeepGEMM", 100 * fp8_dense_.points.front().efficiency,
+        device_.fp8_flops_per_s / 1e12, fp8_dense_.points.front().k, 100 * fp8_dense_.points.back().efficiency,
+        fp8_dense_.points.back().k, kDeepGemmTableSource,
+        older ? " (DeepGEMM's rate divided by its speedup over those kernels)" : ""));
+  } else if (device_.fp8_flops_per_s > 0) {
     out.push_back(fmt::format("FP8 GEMM efficiency {:.1f}% of {:.0f} TFLOP/s: {}", 100 * d.gemm_fp8.value,
                               device_.fp8_flops_per_s / 1e12, d.gemm_fp8.source));
   }

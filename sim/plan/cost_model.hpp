@@ -13,6 +13,7 @@
 #include "model/cost/calibration_profile.hpp"
 #include "model/ops.hpp"
 #include "sim/core/units.hpp"
+#include "sim/plan/fp8_gemm_rates.hpp"
 
 namespace k3::plan {
 
@@ -33,7 +34,8 @@ struct SourcedFraction {
 // Datasheet-efficiency defaults for one GPU generation.
 struct DefaultEfficiencies {
   SourcedFraction gemm_bf16;        // best large-GEMM rate / peak
-  SourcedFraction gemm_fp8;
+  SourcedFraction gemm_fp8;         // best large-GEMM rate / peak (quoted; GEMMs use the measured table)
+  bool fp8_table = false;           // FP8 GEMMs follow the measured DeepGEMM rates by K (fp8_gemm_rates.hpp)
   SourcedFraction attention_fwd;    // flash attention forward / BF16 peak
   SourcedFraction attention_bwd;
   SourcedFraction kda_scan;         // chunkwise delta-rule kernels / BF16 peak
@@ -55,13 +57,17 @@ enum class AttentionKernel { flash, unfused };
 
 struct OpTime {
   core::Seconds fwd = 0, dgrad = 0, wgrad = 0;
+  // FP8 GEMMs: the quantization kernels each part needs besides the GEMM itself (memory-bound, see
+  // OpCostModel::time); zero for everything else.
+  core::Seconds fwd_quant = 0, dgrad_quant = 0, wgrad_quant = 0;
 };
 
 class OpCostModel {
  public:
   // `profile` may be null (defaults). GEMMs run at `gemm_precision`; attention and scans stay in BF16.
   OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision,
-              AttentionKernel attention = AttentionKernel::flash);
+              AttentionKernel attention = AttentionKernel::flash,
+              Fp8GemmKernels fp8_kernels = Fp8GemmKernels::deepgemm);
 
   // Time of `op` on one GPU for its forward, activation-gradient and weight-gradient parts.
   OpTime time(const model::Op& op) const;
@@ -75,19 +81,27 @@ class OpCostModel {
   std::vector<std::string> assumptions() const;
   // Fraction of peak a GEMM of this shape reaches under the defaults (tile and wave quantization).
   double gemm_shape_efficiency(double m, double n, int groups = 1) const;
+  // Fraction of the FP8 peak of a GEMM reducing over `k` before shape quantization (the measured table;
+  // 0 when the defaults have none).
+  double fp8_gemm_efficiency(double k, bool grouped) const;
+
+  enum class GemmPart { fwd, dgrad, wgrad };
 
  private:
-  core::Seconds compute_time(const model::Op& op, core::Flops flops, bool backward) const;
+  core::Seconds compute_time(const model::Op& op, core::Flops flops, GemmPart part) const;
   core::Seconds memory_time(core::Bytes bytes) const;
   OpTime unfused_attention_time(const model::Op& op) const;
-  double gemm_peak() const;
+  void add_fp8_quantization(const model::Op& op, OpTime& t) const;
+  Fp8EfficiencyCurve fp8_curve(const std::vector<Fp8GemmMeasurement>& rows) const;
   std::optional<double> profile_fraction(const std::string& op_class, double work) const;
 
   DeviceModel device_;
   const cost::CalibrationProfile* profile_;
   Precision precision_;
   AttentionKernel attention_;
+  Fp8GemmKernels fp8_kernels_;
   DefaultEfficiencies defaults_;
+  Fp8EfficiencyCurve fp8_dense_, fp8_grouped_;
 };
 
 }  // namespace k3::plan

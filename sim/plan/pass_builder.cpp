@@ -116,14 +116,16 @@ class StagePassBuilder {
   void compute(const Op& op, int block, bool backward, bool with_wgrad = true, bool only_wgrad = false) {
     for (int g = 0; g < threads(); ++g) {
       const auto t = ctx_.cost->time(local_op(op, block, g));
-      double s = 0;
+      double s = 0, quant = 0;
       if (!backward) {
-        s = t.fwd;
+        s = t.fwd, quant = t.fwd_quant;
       } else if (only_wgrad) {
-        s = t.wgrad;
+        s = t.wgrad, quant = t.wgrad_quant;
       } else {
         s = t.dgrad + (with_wgrad ? t.wgrad : 0.0);
+        quant = t.dgrad_quant + (with_wgrad ? t.wgrad_quant : 0.0);
       }
+      if (quant > 0) thread(g).steps.emplace_back(ComputeStep{SimTime::from_seconds(quant), "FP8 quantization"});
       if (s <= 0) continue;
       thread(g).steps.emplace_back(ComputeStep{SimTime::from_seconds(s), OpCostModel::category(op)});
     }

@@ -142,7 +142,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   s.source = source_name;
   doc.allow_only({"name", "seed", "model", "cluster", "parallel", "batch", "precision", "communication",
                   "expert_load", "recompute", "optimizer", "network", "profile", "price_per_gpu_hour",
-                  "variants", "description", "attention_kernel"});
+                  "variants", "description", "attention_kernel", "fp8_gemm_kernels"});
   s.name = doc.string_or("name", std::filesystem::path(source_name).stem().string());
   if (auto seed = doc.find("seed")) s.seed = static_cast<std::uint64_t>(seed->as_non_negative_int());
   s.model = resolve_relative(doc.at("model").as_string(), source_name);
@@ -193,7 +193,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
                                                   {"full", model::Recompute::Full}});
   }
   if (auto o = doc.find("optimizer")) {
-    o->allow_only({"kind", "newton_schulz_iterations"});
+    o->allow_only({"kind", "newton_schulz_iterations", "moment_dtype"});
+    if (auto m = o->find("moment_dtype")) s.optimizer.moment_bytes = m->as_enum({"fp32", "bf16"}) == "bf16" ? 2 : 4;
     if (auto k = o->find("kind")) {
       s.optimizer.kind =
           enum_of<model::Optimizer>(*k, {{"adamw", model::Optimizer::AdamW}, {"muon", model::Optimizer::Muon}});
@@ -205,6 +206,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
         *n, {{"flow", NetworkModelKind::flow}, {"analytical", NetworkModelKind::analytical}});
   }
   if (auto a = doc.find("attention_kernel")) s.unfused_attention = a->as_enum({"flash", "unfused"}) == "unfused";
+  if (auto k = doc.find("fp8_gemm_kernels")) {
+    s.fp8_gemm_kernels = k->as_enum({"deepgemm", "cutlass-3.6"}) == "cutlass-3.6" ? Fp8GemmKernels::cutlass_3_6
+                                                                                 : Fp8GemmKernels::deepgemm;
+  }
   if (auto p = doc.find("profile")) s.profile = resolve_relative(p->as_string(), source_name);
   if (auto p = doc.find("price_per_gpu_hour")) s.price_per_gpu_hour = p->as_positive();
 

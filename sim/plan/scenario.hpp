@@ -10,6 +10,7 @@
 
 #include "model/memory.hpp"
 #include "sim/core/yaml_input.hpp"
+#include "sim/plan/fp8_gemm_rates.hpp"
 
 namespace k3::plan {
 
@@ -61,6 +62,7 @@ struct ExpertLoadSpec {
 struct OptimizerSpec {
   model::Optimizer kind = model::Optimizer::AdamW;
   int newton_schulz_iterations = 5;
+  double moment_bytes = 4;  // optimizer.moment_dtype: fp32 (4) or bf16 (2, as DeepSeek-V3 keeps AdamW's moments)
 };
 
 struct Scenario {
@@ -79,6 +81,7 @@ struct Scenario {
   OptimizerSpec optimizer;
   NetworkModelKind network = NetworkModelKind::flow;
   bool unfused_attention = false;  // attention_kernel: unfused (Megatron-LM 2021) instead of flash
+  Fp8GemmKernels fp8_gemm_kernels = Fp8GemmKernels::deepgemm;  // fp8_gemm_kernels: deepgemm or cutlass-3.6
   std::string profile;         // calibration profile JSON; empty: the shipped default
   std::optional<double> price_per_gpu_hour;  // USD, for cost per trillion tokens
   std::string yaml_text;       // the scenario as run (after overrides), for reports

@@ -54,6 +54,7 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
   m.expert_dp = std::max(1, L.dp / L.ep);
   m.zero_stage = L.zero_stage;
   m.optimizer = in.scenario.optimizer.kind;
+  m.moment_bytes = in.scenario.optimizer.moment_bytes;
   double dense = 0, muon = 0;
   std::vector<model::OpBlock> mine;
   const double worst = in.moe.layers.empty() ? 1.0
@@ -184,11 +185,17 @@ StepResult account_step(const AccountingInputs& in) {
   r.gpu_hours_per_trillion_tokens = static_cast<double>(r.gpus) * r.step_time_s / 3600.0 * 1e12 / r.tokens_per_step;
   if (sc.price_per_gpu_hour) r.cost_per_trillion_tokens = r.gpu_hours_per_trillion_tokens * *sc.price_per_gpu_hour;
 
-  r.memory = rank_memory(in, crit);
+  // Memory of the most loaded pipeline rank: the layout fits only if every rank does. The critical (busiest)
+  // rank is often not the one holding the most (DualPipe's first rank holds the embedding and the heads).
+  const auto total = [](const std::vector<MemoryShare>& shares) {
+    return std::accumulate(shares.begin(), shares.end(), 0.0, [](double s, const MemoryShare& m) { return s + m.bytes; });
+  };
+  for (int k = 0; k < in.schedule.ranks; ++k) {
+    auto shares = rank_memory(in, k);
+    if (k == 0 || total(shares) > total(r.memory)) r.memory = std::move(shares);
+  }
   r.hbm_bytes = gpu.hbm_bytes;
-  const double used = std::accumulate(r.memory.begin(), r.memory.end(), 0.0,
-                                      [](double s, const MemoryShare& m) { return s + m.bytes; });
-  r.fits_in_memory = used <= gpu.hbm_bytes;
+  r.fits_in_memory = total(r.memory) <= gpu.hbm_bytes;
 
   // Link classes: every pass of every rank moves its group's bytes in each of the stage's groups.
   const int group_size = L.ep > 1 ? L.ep : L.tp;

@@ -27,8 +27,9 @@ RankParams rank_params(const std::vector<model::OpBlock>& blocks, const std::vec
 
 std::vector<MemoryShare> memory_per_gpu(const MemoryInputs& in) {
   // Bytes per parameter (model/memory.hpp OptimizerBytes): BF16 weights, fp32 gradients, fp32 master copy,
-  // fp32 moments (two for AdamW, one for Muon's matrices).
-  const model::OptimizerBytes b;
+  // moments in fp32 or BF16 (two for AdamW, one for Muon's matrices).
+  model::OptimizerBytes b;
+  b.moment = in.moment_bytes;
   const double moments_dense = in.optimizer == model::Optimizer::Muon
                                    ? in.muon_fraction * 1 + (1 - in.muon_fraction) * 2
                                    : 2;

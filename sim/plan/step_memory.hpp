@@ -25,6 +25,7 @@ struct MemoryInputs {
   int expert_dp = 1;          // routed-parameter DP degree (dp / ep)
   int zero_stage = 0;
   model::Optimizer optimizer = model::Optimizer::AdamW;
+  double moment_bytes = 4;    // per optimizer moment: fp32 or BF16
   double muon_fraction = 0;   // of dense parameters that Muon optimises (matrices)
   core::Bytes activations_per_microbatch = 0;  // this rank's stages, one micro-batch
   double microbatches_in_flight = 1;

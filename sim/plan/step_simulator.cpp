@@ -44,7 +44,7 @@ class StepRun {
         map_(sc.parallel, static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(), sc.source),
         cost_(device_of(topo.gpu_type()), profile,
               sc.precision.gemm == GemmPrecision::fp8 ? Precision::fp8 : Precision::bf16,
-              sc.unfused_attention ? AttentionKernel::unfused : AttentionKernel::flash),
+              sc.unfused_attention ? AttentionKernel::unfused : AttentionKernel::flash, sc.fp8_gemm_kernels),
         runner_(topo, runner_config()) {}
 
   StepResult run() {
@@ -57,6 +57,9 @@ class StepRun {
     mb.seq = static_cast<double>(sc_.batch.seq_len);
     mb.dtypes.dispatch_bytes = element_bytes(sc_.precision.dispatch);
     mb.dtypes.combine_bytes = element_bytes(sc_.precision.combine);
+    if (sc_.precision.gemm == GemmPrecision::fp8 && topo_.gpu_type().fp8_flops_per_s > 0) {
+      mb.dtypes.saved_linear_input_bytes = element_bytes(ElementType::fp8);
+    }
     blocks_ = model::build_ops(spec_, mb);
     stages_ = split_into_stages(blocks_, schedule_.stages(), sc_.source);
     prepare_moe(mb);

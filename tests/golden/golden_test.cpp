@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <ostream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ const GoldenCase kCases[] = {
      "run scenarios/k3-h200-2048.yaml --set cluster.nodes=32 --set parallel.ep=16 --set communication.node_limit=2 "
      "--set batch.global_batch_seqs=512 --set expert_load.steps=2 --json"},
 };
+
+// gtest prints the parameter in test listings (and so in ctest's names): the case name, not its bytes.
+void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.name; }
 
 std::string golden_path(const std::string& name) {
   return std::string(K3SIM_SOURCE_DIR) + "/tests/golden/" + name + ".json";
