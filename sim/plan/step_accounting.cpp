@@ -28,7 +28,8 @@ PassRecord summarize_pass(const PassProgram& program, const PassOutcome& outcome
       compute += time.seconds();
     }
   }
-  const double exposed = std::max(0.0, r.duration.seconds() - compute);
+  // Below a nanosecond the difference is the rounding of per-step picoseconds summed in doubles.
+  const double exposed = r.duration.seconds() - compute > 1e-9 ? r.duration.seconds() - compute : 0.0;
   const auto& waits = outcome.threads[crit].exposed_comm;
   double wait_total = 0;
   for (const auto& [kind, t] : waits) wait_total += t.seconds();
