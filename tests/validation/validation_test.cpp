@@ -17,13 +17,12 @@ namespace {
 // DeepGEMM's per-shape H800 table, the output head and gating in BF16 and the FP8 quantization kernels
 // (all from kernel measurements or the paper's description, none from the step time). Megatron-LM does not
 // yet, so its bounds document the measured error (they fail if it grows) rather than the target, with the
-// 2021 software as run (unfused attention, SC21 section 4.2; gradient all-reduce after the backward pass):
-// -3% to +8% on the 1F1B rows up to 39B, +13% to +19% on the interleaved ones (76B, 145B, 310B, 530B) and
-// the 1T row; mean |error| 10.2% (8.7% before the activation- and weight-gradient GEMMs were given their own
-// output shapes for tile and wave quantization, which made the large-h rows faster).
+// 2021 software as run (unfused attention, SC21 section 4.2; gradient all-reduce after the backward pass)
+// and Selene's NVLink at the measured all-reduce bus bandwidth (200 GB/s): -7% to +3% up to 39B, +9% to
+// +16% from 76B on (76B +13.2%, 145B +8.9%, 310B +11.0%, 530B +16.1%, 1T +10.7%); mean |error| 7.8%.
 constexpr double kDeepSeekV3Bound = 0.10;
-constexpr double kMegatronBound = 0.20;
-constexpr double kMegatronMeanBound = 0.11;
+constexpr double kMegatronBound = 0.17;
+constexpr double kMegatronMeanBound = 0.10;
 
 TEST(MegatronPaperFlops, MatchesTheFormulaByHand) {
   // B=1, s=6, l=1, h=1, V=16: 96 * 1*6*1*1 * (1 + 6/6 + 16/16) = 576 * 3 = 1728.
