@@ -3,12 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <chrono>
-#include <thread>
 
 #include "sim/core/error.hpp"
+#include "sim/core/parallel_for.hpp"
 #include "sim/sweep/pareto.hpp"
 
 namespace k3::sweep {
@@ -93,18 +92,10 @@ void Progress::draw(bool last) {
 std::vector<PointResult> run_points(const std::vector<GridPoint>& points, const Simulate& simulate, int jobs,
                                     Progress* progress) {
   std::vector<PointResult> results(points.size());
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < points.size(); i = next++) {
-      results[i] = evaluate_point(i, points[i], simulate);
-      if (progress) progress->done_one();
-    }
-  };
-  const int threads = std::max(1, std::min<int>(jobs, static_cast<int>(points.size())));
-  std::vector<std::jthread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  pool.clear();  // joins
+  core::parallel_for(points.size(), jobs, [&](std::size_t i) {
+    results[i] = evaluate_point(i, points[i], simulate);
+    if (progress) progress->done_one();
+  });
   if (progress) progress->finish();
   return results;
 }
