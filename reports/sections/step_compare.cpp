@@ -22,6 +22,29 @@ Cell cell(const nlohmann::json& step, const char* field, const std::vector<std::
   return Cell{display_number(v * scale), v, prefixes.empty() ? std::string{} : prefixes[i] + "/" + field};
 }
 
+// One stacked series per distinct `name_key` value of the `list` entries (in order of first appearance over
+// the steps), each holding per step the sum of `value_key` over its matching entries, divided by `unit`.
+std::vector<BarSeries> stacked_by(const std::vector<nlohmann::json>& steps, const char* list, const char* name_key,
+                                  const char* value_key, double unit = 1) {
+  std::vector<std::string> names;
+  for (const auto& st : steps)
+    for (const auto& e : st.at(list))
+      if (std::find(names.begin(), names.end(), e.at(name_key).get<std::string>()) == names.end())
+        names.push_back(e.at(name_key).get<std::string>());
+  std::vector<BarSeries> out;
+  for (const auto& name : names) {
+    BarSeries series{name, {}};
+    for (const auto& st : steps) {
+      double sum = 0;
+      for (const auto& e : st.at(list))
+        if (e.at(name_key).get<std::string>() == name) sum += e.at(value_key).get<double>();
+      series.values.push_back(sum / unit);
+    }
+    out.push_back(std::move(series));
+  }
+  return out;
+}
+
 }  // namespace
 
 void add_step_comparison_section(Report& report, const std::vector<nlohmann::json>& steps,
@@ -43,27 +66,13 @@ void add_step_comparison_section(Report& report, const std::vector<nlohmann::jso
   s.table(t);
 
   // Step time: variants as bars, breakdown categories stacked (same categories and order for every variant).
-  std::vector<std::string> categories;
-  for (const auto& st : steps)
-    for (const auto& b : st.at("breakdown"))
-      if (std::find(categories.begin(), categories.end(), b.at("category").get<std::string>()) == categories.end())
-        categories.push_back(b.at("category").get<std::string>());
   BarChart time;
   time.title = "Step time by category";
   time.category_label = "Variant";
   time.categories = names;
   time.value_axis = {"Step time", "s", false};
   time.layout = BarLayout::kStacked;
-  for (const auto& cat : categories) {
-    BarSeries series{cat, {}};
-    for (const auto& st : steps) {
-      double sum = 0;
-      for (const auto& b : st.at("breakdown"))
-        if (b.at("category").get<std::string>() == cat) sum += b.at("seconds").get<double>();
-      series.values.push_back(sum);
-    }
-    time.series.push_back(std::move(series));
-  }
+  time.series = stacked_by(steps, "breakdown", "category", "seconds");
   if (!time.series.empty()) s.chart(bar_chart(time), "Critical pipeline rank of each variant.");
 
   BarChart mem;
@@ -72,21 +81,7 @@ void add_step_comparison_section(Report& report, const std::vector<nlohmann::jso
   mem.categories = names;
   mem.value_axis = {"Memory", "GiB", false};
   mem.layout = BarLayout::kStacked;
-  std::vector<std::string> kinds;
-  for (const auto& st : steps)
-    for (const auto& m : st.at("memory_per_gpu"))
-      if (std::find(kinds.begin(), kinds.end(), m.at("name").get<std::string>()) == kinds.end())
-        kinds.push_back(m.at("name").get<std::string>());
-  for (const auto& kind : kinds) {
-    BarSeries series{kind, {}};
-    for (const auto& st : steps) {
-      double bytes = 0;
-      for (const auto& m : st.at("memory_per_gpu"))
-        if (m.at("name").get<std::string>() == kind) bytes += m.at("bytes").get<double>();
-      series.values.push_back(bytes / kGiB);
-    }
-    mem.series.push_back(std::move(series));
-  }
+  mem.series = stacked_by(steps, "memory_per_gpu", "name", "bytes", kGiB);
   // One HBM line per distinct capacity (variants usually share the GPU).
   for (const auto& st : steps) {
     const double hbm = num(st, "hbm_bytes") / kGiB;
