@@ -92,13 +92,27 @@ namespace {
 struct GemmDims {
   double m, n, k;
 };
-GemmDims dims_of(double m, double n, double k, OpCostModel::GemmPart part) {
+GemmDims dims_of(const GemmDims& f, OpCostModel::GemmPart part) {
   switch (part) {
-    case OpCostModel::GemmPart::fwd: return {m, n, k};
-    case OpCostModel::GemmPart::dgrad: return {m, k, n};
-    case OpCostModel::GemmPart::wgrad: return {n, k, m};
+    case OpCostModel::GemmPart::fwd: return f;
+    case OpCostModel::GemmPart::dgrad: return {f.m, f.k, f.n};
+    case OpCostModel::GemmPart::wgrad: return {f.n, f.k, f.m};
   }
-  return {m, n, k};
+  return f;
+}
+
+// The forward [m, k] x [k, n] of a GEMM op, m per group, and its number of groups (experts); nullopt for an
+// op whose shape is not a GEMM's.
+struct GemmForward {
+  GemmDims dims;
+  int groups = 1;
+};
+std::optional<GemmForward> forward_of(const model::Op& op) {
+  if (const auto* s = std::get_if<model::GemmShape>(&op.shape)) return GemmForward{{s->m, s->n, s->k}, 1};
+  if (const auto* e = std::get_if<model::ExpertGemmShape>(&op.shape)) {
+    return GemmForward{{e->tokens_per_expert, e->n, e->k}, e->experts};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -141,13 +155,9 @@ core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, 
       const bool grouped = op.kind == OpKind::ExpertGemm;
       const bool fp8 = precision_ == Precision::fp8 && !op.keeps_bf16;
       double shape_eff = 1.0, k = 0;
-      if (const auto* s = std::get_if<model::GemmShape>(&op.shape)) {
-        const auto d = dims_of(s->m, s->n, s->k, part);
-        shape_eff = gemm_shape_efficiency(d.m, d.n);
-        k = d.k;
-      } else if (const auto* e = std::get_if<model::ExpertGemmShape>(&op.shape)) {
-        const auto d = dims_of(e->tokens_per_expert, e->n, e->k, part);
-        shape_eff = gemm_shape_efficiency(d.m, d.n, e->experts);
+      if (const auto f = forward_of(op)) {
+        const auto d = dims_of(f->dims, part);
+        shape_eff = gemm_shape_efficiency(d.m, d.n, f->groups);
         k = d.k;
       }
       double base = defaults_.gemm_bf16.value;
@@ -230,15 +240,9 @@ void OpCostModel::add_fp8_quantization(const model::Op& op, OpTime& t) const {
   // per element); the output gradient likewise before the activation-gradient GEMM; for the weight
   // gradient both operands are read as FP8, transposed, re-quantized in 128x1 tiles and written (2 bytes
   // per element each). Each is a kernel of its own, costed by its bytes like any memory-bound op.
-  if (precision_ != Precision::fp8 || op.keeps_bf16) return;
-  double m = 0, n = 0, k = 0;
-  if (const auto* s = std::get_if<model::GemmShape>(&op.shape)) {
-    m = s->m, n = s->n, k = s->k;
-  } else if (const auto* e = std::get_if<model::ExpertGemmShape>(&op.shape)) {
-    m = e->tokens_per_expert * e->experts, n = e->n, k = e->k;
-  } else {
-    return;
-  }
+  const auto f = forward_of(op);
+  if (precision_ != Precision::fp8 || op.keeps_bf16 || !f) return;
+  const double m = f->dims.m * f->groups, n = f->dims.n, k = f->dims.k;
   const auto kernel = [this](double bytes) { return std::max(memory_time(bytes), defaults_.min_kernel_s); };
   if (op.fwd_flops > 0 && !op.input_arrives_fp8) t.fwd_quant = kernel(3 * m * k);
   if (op.dgrad_flops > 0) t.dgrad_quant = kernel(3 * m * n);
