@@ -76,6 +76,8 @@ class OpCostModel {
   static std::string category(const model::Op& op);
 
   const DeviceModel& device() const { return device_; }
+  // The precision the linear layers run at: FP8 only when asked for and the GPU has FP8 tensor cores.
+  Precision gemm_precision() const { return precision_; }
   const DefaultEfficiencies& defaults() const { return defaults_; }
   // Every efficiency used, with its source, for the report's assumptions section.
   std::vector<std::string> assumptions() const;

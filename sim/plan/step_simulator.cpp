@@ -57,7 +57,7 @@ class StepRun {
     mb.seq = static_cast<double>(sc_.batch.seq_len);
     mb.dtypes.dispatch_bytes = element_bytes(sc_.precision.dispatch);
     mb.dtypes.combine_bytes = element_bytes(sc_.precision.combine);
-    if (sc_.precision.gemm == GemmPrecision::fp8 && topo_.gpu_type().fp8_flops_per_s > 0) {
+    if (cost_.gemm_precision() == Precision::fp8) {
       mb.dtypes.saved_linear_input_bytes = element_bytes(ElementType::fp8);
     }
     blocks_ = model::build_ops(spec_, mb);
