@@ -48,9 +48,7 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const std::string& prof
   e["name"] = v.name;
   e["source"] = v.scenario.source;
   e["result"] = plan::step_to_json(r);
-  double used = 0;
-  for (const auto& m : r.memory) used += m.bytes;
-  e["memory_headroom_bytes_per_gpu"] = r.hbm_bytes - used;
+  e["memory_headroom_bytes_per_gpu"] = r.hbm_bytes - plan::memory_total(r.memory);
   // Inference-side view of the same model at the planned context: cache per sequence (model/kv_cache.hpp).
   const auto kv = model::kv_cache(in.model);
   const double context = static_cast<double>(in.scenario.batch.seq_len);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <numeric>
 
 #include "model/totals.hpp"
 #include "sim/plan/dp_phase.hpp"
@@ -188,15 +187,12 @@ StepResult account_step(const AccountingInputs& in) {
 
   // Memory of the most loaded pipeline rank: the layout fits only if every rank does. The critical (busiest)
   // rank is often not the one holding the most (DualPipe's first rank holds the embedding and the heads).
-  const auto total = [](const std::vector<MemoryShare>& shares) {
-    return std::accumulate(shares.begin(), shares.end(), 0.0, [](double s, const MemoryShare& m) { return s + m.bytes; });
-  };
   for (int k = 0; k < in.schedule.ranks; ++k) {
     auto shares = rank_memory(in, k);
-    if (k == 0 || total(shares) > total(r.memory)) r.memory = std::move(shares);
+    if (k == 0 || memory_total(shares) > memory_total(r.memory)) r.memory = std::move(shares);
   }
   r.hbm_bytes = gpu.hbm_bytes;
-  r.fits_in_memory = total(r.memory) <= gpu.hbm_bytes;
+  r.fits_in_memory = memory_total(r.memory) <= gpu.hbm_bytes;
 
   // Link classes: every pass of every rank moves its group's bytes in each of the stage's groups.
   const int group_size = L.ep > 1 ? L.ep : L.tp;

@@ -32,12 +32,8 @@ nlohmann::json step_to_json(const StepResult& r) {
   auto& b = j["breakdown"] = nlohmann::json::array();
   for (const auto& s : r.breakdown) b.push_back({{"name", s.name}, {"category", s.category}, {"seconds", s.seconds}});
   auto& m = j["memory_per_gpu"] = nlohmann::json::array();
-  double used = 0;
-  for (const auto& s : r.memory) {
-    m.push_back({{"name", s.name}, {"bytes", s.bytes}});
-    used += s.bytes;
-  }
-  j["memory_bytes_per_gpu"] = used;
+  for (const auto& s : r.memory) m.push_back({{"name", s.name}, {"bytes", s.bytes}});
+  j["memory_bytes_per_gpu"] = memory_total(r.memory);
   j["hbm_bytes"] = r.hbm_bytes;
   j["fits_in_memory"] = r.fits_in_memory;
   auto& l = j["links"] = nlohmann::json::array();
@@ -69,8 +65,7 @@ std::string step_to_text(const StepResult& r) {
   for (const auto& s : r.breakdown) {
     out += fmt::format("    {:<44} {:>10.3f} s {:>6.1f} %\n", s.name, s.seconds, 100 * s.seconds / r.step_time_s);
   }
-  double used = 0;
-  for (const auto& s : r.memory) used += s.bytes;
+  const double used = memory_total(r.memory);
   out += fmt::format("\n  memory per GPU (most loaded pipeline rank), HBM {}\n", core::format_bytes(r.hbm_bytes));
   for (const auto& s : r.memory) out += fmt::format("    {:<44} {:>12}\n", s.name, core::format_bytes(s.bytes));
   out += fmt::format("    {:<44} {:>12}  {}\n", "total", core::format_bytes(used),

@@ -20,6 +20,13 @@ struct MemoryShare {
   double bytes = 0;
 };
 
+// Bytes of all the shares: what one GPU holds.
+inline double memory_total(const std::vector<MemoryShare>& shares) {
+  double sum = 0;
+  for (const auto& s : shares) sum += s.bytes;
+  return sum;
+}
+
 struct LinkClassUse {
   std::string link_class;       // nvlink, nic, leaf_spine, ...
   double bytes = 0;             // carried in the simulated window (all links of the class)
