@@ -19,16 +19,15 @@ PassRecord summarize_pass(const PassProgram& program, const PassOutcome& outcome
   if (outcome.threads.empty()) return r;
   const auto crit = static_cast<std::size_t>(outcome.critical_thread);
   const int gpu = program.threads[crit].gpu_slot;
-  double compute = 0;
+  core::SimTime compute;  // summed in integer picoseconds: a pass with no gap leaves exactly nothing exposed
   for (std::size_t t = 0; t < program.threads.size(); ++t) {
     if (program.threads[t].gpu_slot != gpu) continue;
     for (const auto& [cat, time] : outcome.threads[t].compute_by_category) {
       r.compute_s[cat] += time.seconds();
-      compute += time.seconds();
+      compute += time;
     }
   }
-  // Below a nanosecond the difference is the rounding of per-step picoseconds summed in doubles.
-  const double exposed = r.duration.seconds() - compute > 1e-9 ? r.duration.seconds() - compute : 0.0;
+  const double exposed = r.duration > compute ? (r.duration - compute).seconds() : 0.0;
   const auto& waits = outcome.threads[crit].exposed_comm;
   double wait_total = 0;
   for (const auto& [kind, t] : waits) wait_total += t.seconds();
