@@ -215,7 +215,11 @@ const EfficiencyCurve& CalibrationProfile::curve(std::string_view op_class) cons
 
 double CalibrationProfile::efficiency(std::string_view op_class, double work) const {
   K3SIM_ASSERT(!std::isnan(work), "efficiency() asked for NaN work");
-  const auto& pts = curve(op_class).points;
+  return interpolate_log_work(curve(op_class).points, work);
+}
+
+double interpolate_log_work(const std::vector<EfficiencyPoint>& pts, double work) {
+  K3SIM_ASSERT(!pts.empty(), "an efficiency curve needs at least one point");
   if (work <= pts.front().work) return pts.front().efficiency;
   if (work >= pts.back().work) return pts.back().efficiency;
   // First point with work > `work`; its predecessor has work <= `work`.

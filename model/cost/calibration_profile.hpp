@@ -39,6 +39,10 @@ struct EfficiencyPoint {
   double efficiency = 0;  // achieved rate / peak; may exceed 1 for cache-resident launches
 };
 
+// Efficiency at `work` on points of strictly increasing work: linear in log(work) between points, clamped to
+// the end points outside them. Precondition: at least one point.
+double interpolate_log_work(const std::vector<EfficiencyPoint>& points, double work);
+
 struct EfficiencyCurve {
   WorkUnit unit = WorkUnit::kFlops;
   std::string peak;                     // "hbm" or "gemm_<dtype>" (a key of the profile's peaks)

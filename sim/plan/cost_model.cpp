@@ -261,8 +261,8 @@ std::vector<std::string> OpCostModel::assumptions() const {
         "to {:.0f}% at K = {:.0f} (dense) before shape quantization: {}{}; the output head and the MoE gating stay "
         "in BF16 (DeepSeek-V3, arXiv:2412.19437 section 3.3.1)",
         older ? "CUTLASS 3.6-based (DeepSeek 2024)" : "DeepGEMM", 100 * fp8_dense_.points.front().efficiency,
-        device_.fp8_flops_per_s / 1e12, fp8_dense_.points.front().k, 100 * fp8_dense_.points.back().efficiency,
-        fp8_dense_.points.back().k, kDeepGemmTableSource,
+        device_.fp8_flops_per_s / 1e12, fp8_dense_.points.front().work, 100 * fp8_dense_.points.back().efficiency,
+        fp8_dense_.points.back().work, kDeepGemmTableSource,
         older ? " (DeepGEMM's rate divided by its speedup over those kernels)" : ""));
   } else if (device_.fp8_flops_per_s > 0) {
     out.push_back(fmt::format("FP8 GEMM efficiency {:.1f}% of {:.0f} TFLOP/s: {}", 100 * d.gemm_fp8.value,

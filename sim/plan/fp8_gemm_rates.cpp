@@ -1,8 +1,5 @@
 #include "sim/plan/fp8_gemm_rates.hpp"
 
-#include <algorithm>
-#include <cmath>
-
 namespace k3::plan {
 
 const char* const kDeepGemmTableSource =
@@ -27,16 +24,6 @@ const std::vector<Fp8GemmMeasurement>& deepgemm_grouped_rows() {
       {4096, 7168, 2048, 8, 1093, 1.1},
   };
   return rows;
-}
-
-double Fp8EfficiencyCurve::at(double k) const {
-  if (points.empty()) return 0;
-  if (k <= points.front().k) return points.front().efficiency;
-  if (k >= points.back().k) return points.back().efficiency;
-  const auto hi = std::upper_bound(points.begin(), points.end(), k, [](double v, const Point& p) { return v < p.k; });
-  const auto lo = hi - 1;
-  const double t = std::log(k / lo->k) / std::log(hi->k / lo->k);
-  return lo->efficiency + t * (hi->efficiency - lo->efficiency);
 }
 
 }  // namespace k3::plan

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "model/cost/calibration_profile.hpp"
+
 namespace k3::plan {
 
 enum class Fp8GemmKernels { deepgemm, cutlass_3_6 };
@@ -29,13 +31,11 @@ const std::vector<Fp8GemmMeasurement>& deepgemm_grouped_rows();
 extern const char* const kDeepGemmTableSource;
 inline constexpr double kH800Fp8PeakTflops = 1979;  // dense FP8 peak of the H800 SXM the table was measured on
 
-// Efficiency (of the FP8 peak) against K, one point per distinct K (rows sharing a K are averaged).
+// Efficiency (of the FP8 peak) against K, one point per distinct K (rows sharing a K are averaged); `work`
+// of each point is its K.
 struct Fp8EfficiencyCurve {
-  struct Point {
-    double k = 0, efficiency = 0;
-  };
-  std::vector<Point> points;  // increasing k
-  double at(double k) const;  // linear in log k, clamped to the end points
+  std::vector<cost::EfficiencyPoint> points;  // increasing K
+  double at(double k) const { return points.empty() ? 0 : cost::interpolate_log_work(points, k); }
 };
 
 }  // namespace k3::plan
