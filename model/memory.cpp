@@ -44,19 +44,23 @@ bool recomputable(const OpBlock& b) { return b.role == BlockRole::Layer || b.rol
 
 }  // namespace
 
-core::Bytes activation_bytes(const std::vector<OpBlock>& blocks, Recompute policy) {
-  core::Bytes total = 0, largest_block = 0;
+ActivationBytes activation_memory(const std::vector<OpBlock>& blocks, Recompute policy) {
+  ActivationBytes a;
   for (const auto& b : blocks) {
     if (!recomputable(b) || policy == Recompute::None) {
-      total += saved(b, false);
+      a.kept += saved(b, false);
     } else if (policy == Recompute::Selective) {
-      total += saved(b, true);
+      a.kept += saved(b, true);
     } else {
-      total += b.input_bytes;
-      largest_block = std::max(largest_block, saved(b, false));
+      a.kept += b.input_bytes;
+      a.recompute_peak = std::max(a.recompute_peak, saved(b, false));
     }
   }
-  return total + largest_block;
+  return a;
+}
+
+core::Bytes activation_bytes(const std::vector<OpBlock>& blocks, Recompute policy) {
+  return activation_memory(blocks, policy).total();
 }
 
 core::Flops recompute_flops(const std::vector<OpBlock>& blocks, Recompute policy) {

@@ -10,7 +10,8 @@
 //   none      - every op keeps what its backward needs;
 //   selective - norms, activations, rope and the attention core are recomputed (Korthikanti et al. 2022);
 //   full      - only each block's input is kept; one block's full set is live again while it recomputes.
-//   The extra forward work this costs is recompute_flops().
+//   The extra forward work this costs is recompute_flops(). The recomputation working set is needed once
+//   per GPU (one block recomputes at a time), not once per micro-batch kept in flight.
 #include <string>
 #include <vector>
 
@@ -43,7 +44,13 @@ struct ParamStateBytes {
 // For all parameters of `blocks` (build_ops output; MTP blocks included when present).
 ParamStateBytes param_state_bytes(const std::vector<OpBlock>& blocks, Optimizer opt, const OptimizerBytes& dt = {});
 
-// Activation bytes one micro-batch keeps for backward.
+struct ActivationBytes {
+  core::Bytes kept = 0;            // held from a micro-batch's forward until its backward
+  core::Bytes recompute_peak = 0;  // the largest block's full set while it recomputes (full policy only)
+  core::Bytes total() const { return kept + recompute_peak; }
+};
+ActivationBytes activation_memory(const std::vector<OpBlock>& blocks, Recompute policy);
+// Peak activation bytes of one micro-batch alone: activation_memory(...).total().
 core::Bytes activation_bytes(const std::vector<OpBlock>& blocks, Recompute policy);
 // Extra forward FLOPs the policy adds (model and elementwise FLOPs of what is recomputed).
 core::Flops recompute_flops(const std::vector<OpBlock>& blocks, Recompute policy);

@@ -73,7 +73,9 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
     }
   }
   m.muon_fraction = dense > 0 ? muon / dense : 0;
-  m.activations_per_microbatch = model::activation_bytes(mine, in.scenario.recompute);
+  const auto activations = model::activation_memory(mine, in.scenario.recompute);
+  m.activations_per_microbatch = activations.kept;
+  m.recompute_working_set = activations.recompute_peak;
   m.microbatches_in_flight = microbatches_in_flight(L.schedule, L.pp, L.vpp, rank, in.microbatches);
   if (!in.moe.layers.empty()) {
     // Dispatch and combine receive buffers of one micro-batch, double-buffered.

@@ -48,6 +48,7 @@ std::vector<MemoryShare> memory_per_gpu(const MemoryInputs& in) {
                                   in.params.routed * b.gradient / shard_grad_routed});
   out.push_back({"optimizer state", opt_dense / shard_opt_dense + opt_routed / shard_opt_routed});
   out.push_back({"activations", in.activations_per_microbatch * in.microbatches_in_flight});
+  if (in.recompute_working_set > 0) out.push_back({"recomputation working set", in.recompute_working_set});
   if (in.alltoall_buffers > 0) out.push_back({"all-to-all buffers", in.alltoall_buffers});
   return out;
 }

@@ -27,8 +27,9 @@ struct MemoryInputs {
   model::Optimizer optimizer = model::Optimizer::AdamW;
   double moment_bytes = 4;    // per optimizer moment: fp32 or BF16
   double muon_fraction = 0;   // of dense parameters that Muon optimises (matrices)
-  core::Bytes activations_per_microbatch = 0;  // this rank's stages, one micro-batch
+  core::Bytes activations_per_microbatch = 0;  // kept for backward by this rank's stages, one micro-batch
   double microbatches_in_flight = 1;
+  core::Bytes recompute_working_set = 0;       // once per GPU: one block recomputing at a time
   core::Bytes alltoall_buffers = 0;
 };
 

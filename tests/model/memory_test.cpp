@@ -53,6 +53,11 @@ TEST(Memory, RecomputationOrdersActivationBytes) {
   }
   EXPECT_DOUBLE_EQ(inputs, (93 + 2) * 4096.0 * 7168 * 2);
   EXPECT_DOUBLE_EQ(full, inputs + largest + fixed);
+  // Kept per micro-batch vs needed once while recomputing.
+  const auto split = activation_memory(blocks, Recompute::Full);
+  EXPECT_DOUBLE_EQ(split.kept, inputs + fixed);
+  EXPECT_DOUBLE_EQ(split.recompute_peak, largest);
+  EXPECT_EQ(activation_memory(blocks, Recompute::Selective).recompute_peak, 0);
   // Full recomputation redoes every layer's forward; selective only the cheap ops.
   EXPECT_GT(recompute_flops(blocks, Recompute::Full), 10 * recompute_flops(blocks, Recompute::Selective));
   EXPECT_EQ(recompute_flops(blocks, Recompute::None), 0);
