@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/routing/balance_experiment.hpp"
+#include "model/routing/balancer_state.hpp"
 #include "cli/version.hpp"
 #include "model/routing/model_shape.hpp"
 #include "reports/sections/balance.hpp"
@@ -39,6 +40,8 @@ struct BalanceOptions {
   bool json = false;
   std::string csv;
   std::string report;
+  std::string write_state;
+  int layers = 4;
 };
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -101,6 +104,29 @@ void print_text(const std::vector<routing::BalanceRun>& runs, const BalanceOptio
              "router with equal expected loads (sampling noise only); steady = second half of the steps.\n");
 }
 
+// --write-state: one model, one balancer, `layers` independent routers after `steps` bias updates.
+void write_state(const routing::BalanceConfig& config, const BalanceOptions& o, int threads) {
+  const auto state = routing::balancer_state(config, o.layers, o.steps, threads);
+  std::ofstream out(o.write_state);
+  if (!out) throw core::InputError({"--write-state", "", 0}, fmt::format("cannot write '{}'", o.write_state), "a writable path");
+  out << to_json(state).dump(1) << "\n";
+  if (!out) throw core::InputError({"--write-state", "", 0}, fmt::format("cannot write '{}'", o.write_state), "a writable path");
+  const routing::ExpertPlacement placement(config.shape.experts, config.placement);
+  const auto load = routing::gpu_shares(state, placement, o.layers, {"--layers", "", 0});
+  fmt::print("wrote {}: {}\n", o.write_state, state.source);
+  for (int l = 0; l < o.layers; ++l) {
+    const auto& tokens = state.expert_tokens[static_cast<std::size_t>(l)];
+    double total = 0, most = 0;
+    for (double t : tokens) {
+      total += t;
+      most = std::max(most, t);
+    }
+    fmt::print("  layer sample {}: tokens per expert max/mean {:.3f}, per GPU of EP {} max/mean {:.3f}\n", l,
+               most * static_cast<double>(tokens.size()) / total, o.ep, load.max_over_mean(l));
+  }
+  fmt::print("use it with `expert_load: {{kind: state, state: {}}}` in a scenario of {}\n", o.write_state, state.model);
+}
+
 }  // namespace
 
 void attach_balance(CLI::App& app, int& exit_status) {
@@ -125,6 +151,10 @@ void attach_balance(CLI::App& app, int& exit_status) {
   cmd->add_flag("--json", opt->json, "Print JSON");
   cmd->add_option("--csv", opt->csv, "Write the per-step curves to this CSV file");
   cmd->add_option("--report", opt->report, "Write a self-contained HTML report to this file");
+  cmd->add_option("--write-state", opt->write_state,
+                  "Write the balancer state after --steps bias updates (one --model, one --balancer) for a "
+                  "scenario's expert_load.state, instead of the curves");
+  cmd->add_option("--layers", opt->layers, "Independent layer samples in the --write-state file (default 4)");
   cmd->callback([opt, cmd, &exit_status] {
     if (opt->bins < 2) throw core::InputError({"--bins", "", 0}, fmt::format("{} bins", opt->bins), ">= 2");
     std::vector<routing::BalanceConfig> configs;
@@ -151,6 +181,18 @@ void attach_balance(CLI::App& app, int& exit_status) {
       }
     }
     const int threads = opt->threads > 0 ? opt->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (!opt->write_state.empty()) {
+      if (configs.size() != 1) {
+        throw core::InputError({"--write-state", "", 0},
+                               fmt::format("{} models x {} balancers given", models.size(), balancers.size()),
+                               "exactly one --model and one --balancer");
+      }
+      if (opt->layers < 1) throw core::InputError({"--layers", "", 0}, fmt::format("{} layer samples", opt->layers), ">= 1");
+      routing::validate(configs.front());
+      write_state(configs.front(), *opt, threads);
+      exit_status = 0;
+      return;
+    }
     const auto runs = routing::run_balance_all(configs, threads);
     if (!opt->csv.empty()) write_csv(opt->csv, runs);
     if (!opt->report.empty())

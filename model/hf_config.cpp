@@ -10,6 +10,7 @@
 
 #include "model/spec_checks.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/json_file.hpp"
 #include "sim/core/text_file.hpp"
 #include "sim/core/yaml_input.hpp"
 
@@ -57,17 +58,7 @@ const std::set<std::string>& ignored_keys() {
 class Config {
  public:
   Config(const std::string& text, std::string file) : text_(text), file_(std::move(file)) {
-    try {
-      root_ = json::parse(text);
-    } catch (const json::parse_error& e) {
-      // byte offset -> line
-      const auto upto = std::min<std::size_t>(e.byte, text.size());
-      const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
-      throw core::InputError({file_, "", line}, std::string("malformed JSON: ") + e.what(), "a JSON object");
-    } catch (const json::exception& e) {
-      // Well-formed JSON the parser still refuses, e.g. a number beyond double range.
-      throw core::InputError({file_, "", 0}, std::string("unreadable JSON: ") + e.what(), "a JSON object");
-    }
+    root_ = core::parse_json_text(text, file_, "a JSON object");
     if (!root_.is_object()) throw core::InputError({file_, "", 1}, "expected a JSON object", "a config.json object");
   }
 

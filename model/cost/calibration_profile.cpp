@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_file.hpp"
 #include "sim/core/text_file.hpp"
 
 namespace k3::cost {
@@ -145,14 +146,7 @@ CalibrationProfile CalibrationProfile::from_json(const json& j, const std::strin
 }
 
 CalibrationProfile CalibrationProfile::load(const std::string& path) {
-  const std::string text = core::read_text_file(path, "a calibration profile JSON written by `k3sim calibrate`");
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError({path, "", 0}, std::string("invalid JSON: ") + e.what());
-  }
-  return from_json(j, path);
+  return from_json(core::read_json_file(path, "a calibration profile JSON written by `k3sim calibrate`"), path);
 }
 
 json CalibrationProfile::to_json() const {

@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "sim/core/error.hpp"
-#include "sim/core/rng.hpp"
 
 namespace k3::routing {
 
@@ -20,33 +19,6 @@ ExpertLoad uniform_expert_load(int layers, int gpus) {
   K3SIM_ASSERT(layers >= 0 && gpus >= 1, "uniform expert load needs >= 1 GPU");
   ExpertLoad load{layers, gpus, "uniform", {}};
   load.gpu_share.assign(static_cast<std::size_t>(layers) * static_cast<std::size_t>(gpus), 1.0 / gpus);
-  return load;
-}
-
-ExpertLoad expert_load_after_balancing(const BalanceConfig& base, int layers, int steps_before, int threads) {
-  if (steps_before < 0)
-    throw core::InputError({"--load-steps", "", 0}, fmt::format("{} steps", steps_before), ">= 0");
-  std::vector<BalanceConfig> configs;
-  for (int l = 0; l < layers; ++l) {
-    BalanceConfig c = base;
-    c.router.seed = core::Rng::derive(base.router.seed, static_cast<std::uint64_t>(l));
-    c.steps = steps_before + 1;  // batch N is routed with the bias after N updates
-    c.track_bias_error = false;
-    configs.push_back(c);
-  }
-  const auto runs = run_balance_all(configs, threads);
-  ExpertLoad load;
-  load.layers = layers;
-  load.gpus = base.placement.gpus;
-  load.source = fmt::format("{} on {} after {} steps, {} tokens per step, seed {}", balancer_label(base.balancer),
-                            base.shape.name, steps_before, base.ranks * base.tokens_per_rank, base.router.seed);
-  const ExpertPlacement placement(base.shape.experts, base.placement);
-  for (const auto& run : runs) {
-    const auto gpu = placement.gpu_load(run.last_expert_load);
-    double total = 0;
-    for (double v : gpu) total += v;
-    for (double v : gpu) load.gpu_share.push_back(v / total);
-  }
   return load;
 }
 

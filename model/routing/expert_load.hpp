@@ -5,16 +5,13 @@
 // total routed tokens (tokens x k) by the share to get each GPU's expert GEMM rows, so the slowest GPU sets
 // the layer's expert time: time ~ max_over_mean(layer) x the balanced time.
 //
-// Two sources: uniform (ideal balance), or the state of a balancer after N steps: per layer an independent
-// synthetic router (seed derived from the layer), N bias updates, and the load of batch N routed with the
-// resulting bias, mapped onto GPUs by the placement.
+// Two sources: uniform (ideal balance), or a balancer state (model/routing/balancer_state.hpp) mapped onto
+// GPUs by the placement.
 // JSON form: {"layers": L, "gpus": G, "source": "...", "gpu_share": [[...G values...], ... L rows]}.
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
-
-#include "model/routing/balance_experiment.hpp"
 
 namespace k3::routing {
 
@@ -32,9 +29,6 @@ struct ExpertLoad {
 };
 
 ExpertLoad uniform_expert_load(int layers, int gpus);
-// `base` gives the model shape, router, balancer, batch and placement; `steps_before` = N bias updates.
-// Layer l uses router seed derive(base.router.seed, l).
-ExpertLoad expert_load_after_balancing(const BalanceConfig& base, int layers, int steps_before, int threads);
 
 nlohmann::json to_json(const ExpertLoad& load);
 // InputError naming `source` and the key on a malformed document or rows that do not sum to 1.

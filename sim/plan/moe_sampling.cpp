@@ -1,10 +1,12 @@
 #include "sim/plan/moe_sampling.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <thread>
 
-#include "model/routing/expert_load.hpp"
+#include "model/routing/balancer_state.hpp"
 #include "model/routing/synthetic_router.hpp"
 #include "sim/core/rng.hpp"
 
@@ -68,6 +70,22 @@ TrafficMatrix expected_matrix(const TrafficMatrix& m, const std::vector<int>& no
 
 }  // namespace
 
+routing::BalancerState read_balancer_state(const ExpertLoadSpec& load, const model::ModelSpec& spec) {
+  auto state = routing::load_balancer_state(load.state);
+  if (!spec.has_moe()) {
+    throw core::InputError(load.state_at, fmt::format("model {} has no routed experts to load", spec.name),
+                           "expert_load.kind: uniform for a dense model");
+  }
+  if (state.experts != spec.moe.routed_experts || state.top_k != spec.moe.experts_per_token) {
+    throw core::InputError(load.state_at,
+                           fmt::format("{} holds top-{} of {} experts ({}); the scenario's model {} routes top-{} of {}",
+                                       load.state, state.top_k, state.experts, state.model, spec.name,
+                                       spec.moe.experts_per_token, spec.moe.routed_experts),
+                           "a state written with `k3sim balance --model` of this model");
+  }
+  return state;
+}
+
 MoeSample sample_moe(const MoeSamplingSpec& spec) {
   const int ep = static_cast<int>(spec.group.size());
   // Node position of each group member, numbered by first appearance.
@@ -97,7 +115,9 @@ MoeSample sample_moe(const MoeSamplingSpec& spec) {
 
   MoeSample out;
   routing::ExpertLoad load = routing::uniform_expert_load(spec.distinct_samples, ep);
-  if (!spec.balanced) {
+  if (spec.state != nullptr) {
+    load = routing::gpu_shares(*spec.state, placement, spec.distinct_samples, spec.state_at);
+  } else if (!spec.balanced) {
     routing::BalanceConfig base;
     base.shape = shape;
     base.router.seed = spec.seed;

@@ -12,7 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "model/model_spec.hpp"
+#include "model/routing/balancer_state.hpp"
+#include "sim/core/error.hpp"
 #include "sim/plan/pass_builder.hpp"
+#include "sim/plan/scenario.hpp"
 
 namespace k3::plan {
 
@@ -32,6 +36,8 @@ struct MoeSamplingSpec {
   std::string balancer = "qb-hist";       // else: the load after `balancer_steps` updates of this balancer
   int balancer_steps = 20;
   int bins = 1000;
+  const routing::BalancerState* state = nullptr;  // when set, the load comes from it, not an inline balancer
+  core::InputLocation state_at;                    // expert_load.state, for a state with too few samples
   int sample_tokens = 64;       // per GPU; the matrices keep only class means, which converge fast
   int distinct_samples = 4;
   std::uint64_t seed = 1;
@@ -44,6 +50,10 @@ struct MoeSample {
   double distinct_nodes_per_token = 0;
   std::string load_source;
 };
+
+// Reads `expert_load.state` and checks it was written for this model's routing (experts and top-k);
+// errors name the state file, or the scenario key when the file is for another model.
+routing::BalancerState read_balancer_state(const ExpertLoadSpec& load, const model::ModelSpec& spec);
 
 MoeSample sample_moe(const MoeSamplingSpec& spec);
 

@@ -175,10 +175,17 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     if (s.communication.node_limit < 0) c->at("node_limit").fail("must not be negative", "0 (off) or >= 1");
   }
   if (auto e = doc.find("expert_load")) {
-    e->allow_only({"kind", "balancer", "steps", "bins"});
+    e->allow_only({"kind", "balancer", "steps", "bins", "state"});
     if (auto k = e->find("kind")) {
-      s.expert_load.kind =
-          enum_of<ExpertLoadKind>(*k, {{"uniform", ExpertLoadKind::uniform}, {"balancer", ExpertLoadKind::balancer}});
+      s.expert_load.kind = enum_of<ExpertLoadKind>(*k, {{"uniform", ExpertLoadKind::uniform},
+                                                         {"balancer", ExpertLoadKind::balancer},
+                                                         {"state", ExpertLoadKind::state}});
+    }
+    if (auto f = e->find("state")) {  // read only with kind: state, so `--set expert_load.kind=...` can switch
+      s.expert_load.state = resolve_relative(f->as_string(), source_name);
+      s.expert_load.state_at = f->where();
+    } else if (s.expert_load.kind == ExpertLoadKind::state) {
+      e->at("kind").fail("kind: state needs expert_load.state", "a balancer state file from `k3sim balance --write-state`");
     }
     if (auto b = e->find("balancer")) {
       s.expert_load.balancer = b->as_enum({"none", "sign", "qb-exact", "qb-hist", "qb-local"});

@@ -19,7 +19,7 @@ enum class AllToAllAlgorithm { flat, deepep };
 enum class NetworkModelKind { flow, analytical };
 enum class GemmPrecision { bf16, fp8 };
 enum class ElementType { fp8, bf16 };
-enum class ExpertLoadKind { uniform, balancer };
+enum class ExpertLoadKind { uniform, balancer, state };
 
 struct ParallelLayout {
   int tp = 1;
@@ -57,6 +57,8 @@ struct ExpertLoadSpec {
   std::string balancer = "qb-hist";
   int steps = 20;
   int bins = 1000;
+  std::string state;            // kind state: a `k3sim balance --write-state` file, resolved against the scenario
+  core::InputLocation state_at;  // where `expert_load.state` was given, for errors found when it is read
 };
 
 struct OptimizerSpec {

@@ -104,6 +104,7 @@ class StepRun {
 
   void prepare_moe(const model::MicroBatch& mb) {
     const auto& L = map_.layout();
+    if (sc_.expert_load.kind == ExpertLoadKind::state) state_ = read_balancer_state(sc_.expert_load, spec_);
     if (L.ep <= 1 || !spec_.has_moe()) return;
     MoeSamplingSpec m;
     m.model_name = spec_.name;
@@ -121,6 +122,8 @@ class StepRun {
     m.balancer_steps = sc_.expert_load.steps;
     m.bins = sc_.expert_load.bins;
     m.seed = sc_.seed;
+    m.state = state_ ? &*state_ : nullptr;
+    m.state_at = sc_.expert_load.state_at;
     moe_ = sample_moe(m);
     // Samples are cycled by position inside each stage, so stages of the same composition are identical
     // and their passes are simulated once.
@@ -291,6 +294,7 @@ class StepRun {
   PassMemo by_class_;
   std::vector<int> stage_class_;
   std::map<std::pair<int, int>, SimTime> p2p_;
+  std::optional<routing::BalancerState> state_;
   double events_ = 0;
 };
 

@@ -48,6 +48,8 @@ const std::vector<BadInput> kBadInputs = {
     {"balance --tokens-per-rank 0", {"--tokens-per-rank"}, ">= 1"},
     {"balance --ep 0", {"--ep"}, "divides the number of routed experts"},
     {"balance --balancer magic --steps 1", {"magic"}, "qb-hist"},
+    {"balance --write-state /tmp/k3sim-two-models.json", {"--write-state"}, "exactly one --model and one --balancer"},
+    {"balance --model k3 --balancer qb-hist --layers 0 --write-state /tmp/k3sim-no-layers.json", {"--layers"}, ">= 1"},
     // run
     {"run no-such-scenario.yaml", {"no-such-scenario.yaml"}, "scenario"},
     {"run scenarios/k3-h200-2048.yaml --set parallel.ep", {"--set"}, "key=value"},
@@ -56,6 +58,12 @@ const std::vector<BadInput> kBadInputs = {
     {"run scenarios/k3-h200-2048.yaml --set network=quantum", {"network"}, "analytical"},
     {"run scenarios/k3-h200-2048.yaml --set cluster.nodes=0", {"cluster.nodes"}, ">= 1"},
     {"run scenarios/k3-h200-2048.yaml --set parallel.ep=48", {"k3-h200-2048.yaml", "parallel.ep"}, "a divisor of DP"},
+    // expert_load.state: a state of another model, a file that is not a state, a state key missing
+    {"run scenarios/k3-h200-2048.yaml --set expert_load.state=states/k3-448-qb-hist-20.json",
+     {"k3-h200-2048.yaml", "expert_load.state", "top-8 of 448"}, "of this model"},
+    {"run scenarios/k3-h200-2048.yaml --set expert_load.state=../tests/golden/megatron_sc21_18b.json",
+     {"megatron_sc21_18b.json"}, "--write-state"},
+    {"run scenarios/megatron-sc21-selene.yaml --set expert_load.kind=state", {"expert_load.kind"}, "--write-state"},
     // calibrate / profile
     {"calibrate --backend tpu --out x.json", {"--backend", "tpu"}, "{cuda,cpu}"},
     {"profile diff /nonexistent/a.json /nonexistent/b.json", {"/nonexistent/a.json"}, "profile"},

@@ -35,7 +35,7 @@ const GoldenCase kCases[] = {
      "run scenarios/k3-448-h200-2048.yaml --set network=analytical --set expert_load.kind=uniform --json"},
     {"k3_ep16_flow_qb",
      "run scenarios/k3-h200-2048.yaml --set cluster.nodes=32 --set parallel.ep=16 --set communication.node_limit=2 "
-     "--set batch.global_batch_seqs=512 --set expert_load.steps=2 --json"},
+     "--set batch.global_batch_seqs=512 --set expert_load.kind=balancer --set expert_load.steps=2 --json"},
 };
 
 // gtest prints the parameter in test listings (and so in ctest's names): the case name, not its bytes.

@@ -54,3 +54,41 @@ TEST(RunCli, BadInputExitsTwoNamingTheKey) {
   const auto profile = run_k3sim("run scenarios/deepseek-v3-h800-2048.yaml --profile /nonexistent/p.json");
   EXPECT_EQ(profile.exit_status, 2);
 }
+
+TEST(RunCli, ShippedBalancerStatesAreWhatTheirCommandWrites) {
+  // scenarios/states/README.md gives the command behind each shipped state; rerunning it must give the file.
+  for (const std::string model : {"k3", "k3-448"}) {
+    const std::string out = std::string(K3SIM_BINARY_DIR) + "/state-" + model + ".json";
+    const auto r = run_k3sim("balance --model " + model + " --balancer qb-hist --steps 20 --tokens-per-rank 1024 "
+                             "--rank-skew 0 --layers 4 --seed 1 --write-state '" + out + "'");
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    const auto written = nlohmann::json::parse(k3::test::slurp(out));
+    const auto shipped = nlohmann::json::parse(
+        k3::test::slurp(std::string(K3SIM_SOURCE_DIR) + "/scenarios/states/" + model + "-qb-hist-20.json"));
+    EXPECT_EQ(written, shipped) << model;
+  }
+}
+
+TEST(RunCli, BalancerStateFileGivesTheInlineBalancersResult) {
+  // K3 on 4 nodes, EP 16, 3 bias updates: once balanced inline, once from a state written by `balance` with
+  // the inline balancer's batch (8 ranks x 1024 tokens, no rank topic skew) and seed. Same loads, same step.
+  const std::string state = std::string(K3SIM_BINARY_DIR) + "/state-k3-3.json";
+  const auto w = run_k3sim("balance --model k3 --balancer qb-hist --steps 3 --tokens-per-rank 1024 --rank-skew 0 "
+                           "--layers 4 --seed 1 --write-state '" + state + "'");
+  ASSERT_EQ(w.exit_status, 0) << w.err;
+  const std::string base =
+      "run scenarios/k3-h200-2048.yaml --set cluster.nodes=4 --set parallel.pp=2 --set parallel.ep=16 "
+      "--set communication.node_limit=2 --set batch.global_batch_seqs=64 --set network=analytical "
+      "--set expert_load.steps=3 --json";
+  const auto inline_run = run_k3sim(base + " --set expert_load.kind=balancer");
+  const auto file_run = run_k3sim(base + " --set expert_load.kind=state --set expert_load.state='" + state + "'");
+  ASSERT_EQ(inline_run.exit_status, 0) << inline_run.err;
+  ASSERT_EQ(file_run.exit_status, 0) << file_run.err;
+  const auto a = nlohmann::json::parse(inline_run.out);
+  const auto b = nlohmann::json::parse(file_run.out);
+  EXPECT_EQ(a["step_time_s"], b["step_time_s"]);
+  EXPECT_EQ(a["breakdown"], b["breakdown"]);
+  // And the load is not uniform: the uniform run differs.
+  const auto uniform = nlohmann::json::parse(run_k3sim(base + " --set expert_load.kind=uniform").out);
+  EXPECT_NE(a["step_time_s"], uniform["step_time_s"]);
+}

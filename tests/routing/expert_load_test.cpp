@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "model/routing/balancer_state.hpp"
 #include "model/routing/expert_load.hpp"
 #include "model/routing/model_shape.hpp"
 #include "sim/core/error.hpp"
@@ -50,4 +51,30 @@ TEST(ExpertLoad, JsonRoundTripAndBadDocuments) {
   auto extra = to_json(a);
   extra["layer_count"] = 2;
   EXPECT_THROW(expert_load_from_json(extra, "load.json"), k3::core::InputError);
+}
+
+TEST(BalancerState, JsonRoundTripAndBadDocuments) {
+  const auto s = balancer_state(base("qb-hist"), 2, 3, 1);
+  ASSERT_EQ(s.expert_tokens.size(), 2u);
+  ASSERT_EQ(s.expert_tokens[0].size(), 448u);
+  // 2 ranks x 512 tokens, top-8: 8,192 token copies per layer sample.
+  double copies = 0;
+  for (double t : s.expert_tokens[1]) copies += t;
+  EXPECT_DOUBLE_EQ(copies, 2 * 512 * 8);
+  const auto back = balancer_state_from_json(to_json(s), "state.json");
+  EXPECT_EQ(back.expert_tokens, s.expert_tokens);
+  EXPECT_EQ(back.top_k, 8);
+  // Mapped onto the placement it gives what the inline path gives.
+  const ExpertPlacement placement(448, base("qb-hist").placement);
+  EXPECT_EQ(gpu_shares(back, placement, 2, {}).gpu_share, expert_load_after_balancing(base("qb-hist"), 2, 3, 1).gpu_share);
+  EXPECT_THROW(gpu_shares(back, placement, 3, {}), k3::core::InputError);  // only 2 samples
+  auto short_row = to_json(s);
+  short_row["expert_tokens"][0].erase(0);
+  EXPECT_THROW(balancer_state_from_json(short_row, "state.json"), k3::core::InputError);
+  auto foreign = to_json(s);
+  foreign.erase("format");
+  EXPECT_THROW(balancer_state_from_json(foreign, "state.json"), k3::core::InputError);
+  auto negative = to_json(s);
+  negative["expert_tokens"][1][5] = -1;
+  EXPECT_THROW(balancer_state_from_json(negative, "state.json"), k3::core::InputError);
 }
