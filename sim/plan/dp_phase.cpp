@@ -62,8 +62,11 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
     return t;
   };
 
-  // Gradients are reduced in fp32 (Megatron-LM's default, --accumulate-allreduce-grads-in-fp32).
-  d.gradient_sync_s = group_collectives(zero ? net::CollectiveOp::reducescatter : net::CollectiveOp::allreduce, 4.0);
+  // fp32 by default (Megatron-LM with BF16 forces --accumulate-allreduce-grads-in-fp32); 2 bytes when
+  // precision.gradient_reduce says the run reduced its BF16/FP16 gradients as they are.
+  const double grad_bytes = sc.precision.gradient_reduce_bytes;
+  d.gradient_sync_s =
+      group_collectives(zero ? net::CollectiveOp::reducescatter : net::CollectiveOp::allreduce, grad_bytes);
   const double hidden_by = L.overlap_grad_reduce ? last_pass.seconds() : 0.0;
   d.gradient_exposed_s = std::max(0.0, d.gradient_sync_s - hidden_by);
 
@@ -129,10 +132,10 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   span("parameter all-gather (exposed)", "dp", d.param_gather_exposed_s);
 
   d.assumptions.push_back(fmt::format(
-      "DP: gradients reduced in fp32 with ring {} over DP {} (dense) and {} (experts), {} ({:.3f} s of {:.3f} s "
+      "DP: gradients reduced in {} with ring {} over DP {} (dense) and {} (experts), {} ({:.3f} s of {:.3f} s "
       "hidden); parameters all-gathered in BF16 overlapped with the next step's first forward pass (Megatron-LM "
       "overlap-grad-reduce / overlap-param-gather)",
-      zero ? "reduce-scatter" : "all-reduce", L.dp, expert_dp,
+      grad_bytes == 4 ? "fp32" : "16-bit floats", zero ? "reduce-scatter" : "all-reduce", L.dp, expert_dp,
       L.overlap_grad_reduce ? "overlapped with the last backward pass" : "after the backward passes",
       std::min(d.gradient_sync_s, hidden_by), d.gradient_sync_s));
   d.assumptions.push_back("optimizer: AdamW moves 30 B per parameter of the local shard, Muon 26 B plus 5 "

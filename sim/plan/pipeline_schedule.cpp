@@ -224,6 +224,7 @@ PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& co
   PipelineTimeline t;
   t.per_rank.resize(s.passes.size());
   t.busy.assign(s.passes.size(), SimTime::zero());
+  t.sending.assign(s.passes.size(), SimTime::zero());
   std::vector<std::size_t> next(s.passes.size(), 0);
   std::vector<SimTime> free_at(s.passes.size(), SimTime::zero());
 
@@ -242,6 +243,16 @@ PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& co
     if (it == done.end()) return std::nullopt;
     const int from_rank = s.holder_of(stream, from_stage).first;
     return from_rank == rank ? it->second : it->second + costs.p2p(from_rank, rank);
+  };
+
+  // How long `rank` is held by sending the output of `w` (forward: to the next stage; backward: to the
+  // previous one); zero for outputs that stay on the rank or leave the pipeline.
+  auto send_time = [&](int rank, ChunkWork w, bool is_forward) {
+    const int stage = s.stage_of(rank, w.chunk);
+    const int to_stage = is_forward ? stage + 1 : stage - 1;
+    if (to_stage < 0 || to_stage > last_stage) return SimTime::zero();
+    const int to_rank = s.holder_of(s.stream_of(rank, w.chunk), to_stage).first;
+    return to_rank == rank ? SimTime::zero() : costs.p2p(rank, to_rank);
   };
 
   std::size_t remaining = 0;
@@ -282,6 +293,17 @@ PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& co
         const SimTime start = std::max(free_at[ri], *ready);
         const SimTime end = start + duration;
         free_at[ri] = end;
+        if (costs.blocking_p2p) {
+          // Both directions of a combined pass go out in one batched exchange: the longer one holds the rank.
+          SimTime held = SimTime::zero();
+          if (pass.kind == PassKind::forward || pass.kind == PassKind::forward_backward)
+            held = std::max(held, send_time(r, pass.work, true));
+          if (pass.kind == PassKind::backward || pass.kind == PassKind::backward_input)
+            held = std::max(held, send_time(r, pass.work, false));
+          if (pass.kind == PassKind::forward_backward) held = std::max(held, send_time(r, pass.backward, false));
+          free_at[ri] = end + held;
+          t.sending[ri] += held;
+        }
         t.busy[ri] += duration;
         t.per_rank[ri].push_back({pass, start, end});
         auto key = [&](ChunkWork w) {

@@ -62,6 +62,9 @@ struct PassCosts {
   std::function<core::SimTime(int rank, int chunk)> weight;          // W part of B
   std::function<core::SimTime(int rank, int f_chunk, int b_chunk)> forward_backward;  // overlapped F&B
   std::function<core::SimTime(int from_rank, int to_rank)> p2p;      // activation / gradient send
+  // Blocking sends: the sending rank waits until its outputs have arrived before its next pass (Megatron-LM
+  // 2021 synchronised after every batch_isend_irecv); otherwise only the receiver waits for them.
+  bool blocking_p2p = false;
 };
 
 struct PassTiming {
@@ -74,8 +77,12 @@ struct PipelineTimeline {
   std::vector<std::vector<PassTiming>> per_rank;
   core::SimTime makespan;
   std::vector<core::SimTime> busy;  // per rank: sum of pass durations
+  std::vector<core::SimTime> sending;  // per rank: time blocked in its own sends (blocking_p2p only)
   // Idle time of a rank inside [0, makespan]: the pipeline bubble as the closed forms count it.
-  core::SimTime bubble(int rank) const { return makespan - busy[static_cast<std::size_t>(rank)]; }
+  core::SimTime bubble(int rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    return makespan - busy[r] - sending[r];
+  }
 };
 
 // Runs every rank's passes in order, each starting when its rank is free and its inputs have arrived

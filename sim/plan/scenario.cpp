@@ -156,7 +156,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   read_batch(doc.at("batch"), s.batch);
 
   if (auto p = doc.find("precision")) {
-    p->allow_only({"gemm", "dispatch", "combine"});
+    p->allow_only({"gemm", "dispatch", "combine", "gradient_reduce"});
+    if (auto g = p->find("gradient_reduce")) {
+      s.precision.gradient_reduce_bytes = g->as_enum({"fp32", "bf16", "fp16"}) == "fp32" ? 4.0 : 2.0;
+    }
     if (auto g = p->find("gemm")) {
       s.precision.gemm = enum_of<GemmPrecision>(*g, {{"bf16", GemmPrecision::bf16}, {"fp8", GemmPrecision::fp8}});
     }
@@ -164,7 +167,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     if (auto c = p->find("combine")) s.precision.combine = element_type(*c);
   }
   if (auto c = doc.find("communication")) {
-    c->allow_only({"alltoall", "comm_sms", "node_limit"});
+    c->allow_only({"alltoall", "comm_sms", "node_limit", "pipeline_p2p"});
+    if (auto p = c->find("pipeline_p2p")) {
+      s.communication.blocking_pipeline_p2p = p->as_enum({"overlapped", "blocking"}) == "blocking";
+    }
     if (auto a = c->find("alltoall")) {
       s.communication.alltoall =
           enum_of<AllToAllAlgorithm>(*a, {{"flat", AllToAllAlgorithm::flat}, {"deepep", AllToAllAlgorithm::deepep}});

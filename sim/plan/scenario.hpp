@@ -44,10 +44,12 @@ struct PrecisionSpec {
   GemmPrecision gemm = GemmPrecision::bf16;
   ElementType dispatch = ElementType::bf16;
   ElementType combine = ElementType::bf16;
+  double gradient_reduce_bytes = 4;  // precision.gradient_reduce: fp32 (4), or bf16 / fp16 (2)
 };
 
 struct CommunicationSpec {
   AllToAllAlgorithm alltoall = AllToAllAlgorithm::flat;
+  bool blocking_pipeline_p2p = false;  // communication.pipeline_p2p: blocking (the sender waits) or overlapped
   int comm_sms = 0;      // SMs reserved for communication kernels (DeepEP: 20 on H800)
   int node_limit = 0;    // 0: no node-limited routing
 };

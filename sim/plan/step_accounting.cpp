@@ -170,6 +170,10 @@ StepResult account_step(const AccountingInputs& in) {
   r.step_time_s = t.makespan.seconds() + dp.exposed_total_s();
   for (const auto& [cat, s] : compute) r.breakdown.push_back({"compute: " + cat, "compute", s});
   for (const auto& [kind, s] : exposed) r.breakdown.push_back({"exposed: " + kind, "communication", s});
+  if (t.sending[static_cast<std::size_t>(crit)] > SimTime::zero()) {
+    r.breakdown.push_back({"exposed: pipeline send/receive", "communication",
+                           t.sending[static_cast<std::size_t>(crit)].seconds()});
+  }
   r.breakdown.push_back({"pipeline bubble", "bubble", t.bubble(crit).seconds()});
   for (const auto& share : dp.breakdown) r.breakdown.push_back(share);
 

@@ -71,6 +71,7 @@ class StepRun {
     costs.weight = [this](int r, int c) { return pass(r, c, PassPart::weight).duration; };
     costs.forward_backward = [this](int r, int f, int b) { return overlapped(r, f, b).duration; };
     costs.p2p = [this, &mb](int from, int to) { return p2p(from, to, mb); };
+    costs.blocking_p2p = sc_.communication.blocking_pipeline_p2p;
     timeline_ = execute_pipeline(schedule_, costs);
     return assemble(mb);
   }
@@ -261,13 +262,31 @@ class StepRun {
   SimTime p2p(int from, int to, const model::MicroBatch& mb) {
     auto it = p2p_.find({from, to});
     if (it != p2p_.end()) return it->second;
-    net::CollectiveSpec s;
-    s.op = net::CollectiveOp::sendrecv;
-    s.algorithm = net::CollectiveAlgorithm::flat;
-    s.ranks = {map_.gpu_of({0, 0, 0, from}), map_.gpu_of({0, 0, 0, to})};
-    s.bytes = mb.tokens() * spec_.hidden * 2.0;  // BF16 activations (or their gradients)
-    const auto t = SimTime::from_seconds(runner_.collective_time(s));
-    return p2p_[{from, to}] = t;
+    // BF16 activations (or their gradients). Under TP every rank of the group holds the whole tensor; each
+    // sends its 1/TP slice to its peer and the receivers all-gather it (Megatron-LM's scatter/gather
+    // optimisation, SC21 section 4.1), so the slices cross TP links in parallel.
+    const int tp = map_.layout().tp;
+    const double bytes = mb.tokens() * spec_.hidden * 2.0;
+    std::vector<net::CollectiveSpec> slices;
+    for (int t = 0; t < tp; ++t) {
+      net::CollectiveSpec s;
+      s.op = net::CollectiveOp::sendrecv;
+      s.algorithm = net::CollectiveAlgorithm::flat;
+      s.ranks = {map_.gpu_of({t, 0, 0, from}), map_.gpu_of({t, 0, 0, to})};
+      s.bytes = bytes / tp;
+      slices.push_back(s);
+    }
+    double seconds = runner_.concurrent_time(slices);
+    if (tp > 1) {
+      net::CollectiveSpec gather;
+      gather.op = net::CollectiveOp::allgather;
+      gather.algorithm = net::CollectiveAlgorithm::ring;
+      const auto g = map_.tp_group(map_.gpu_of({0, 0, 0, to}));
+      gather.ranks.assign(g.begin(), g.end());
+      gather.bytes = bytes;
+      seconds += runner_.collective_time(gather);
+    }
+    return p2p_[{from, to}] = SimTime::from_seconds(seconds);
   }
 
   StepResult assemble(const model::MicroBatch& mb) {

@@ -38,6 +38,24 @@ TEST(PipelineSchedule, TransfersDelayDependentPasses) {
   EXPECT_EQ(t.makespan, us(6.5));
 }
 
+TEST(PipelineSchedule, BlockingSendsHoldTheSender) {
+  // PP = 2, m = 2, F = 1, B = 2, p2p x = 0.5 us. Rank 0 runs F0 F1 B0 B1, rank 1 F0 B0 F1 B1.
+  // Overlapped sends: r0 F0 0-1, F1 1-2; r1 F0 1.5-2.5, B0 2.5-4.5, F1 4.5-5.5, B1 5.5-7.5; r0 B0 from 5
+  // (4.5 + x) to 7, B1 from 8 (7.5 + x) to 10: makespan 10 us.
+  // Blocking: every send also holds its sender x. r0 F0 0-1 (+x), F1 1.5-2.5 (+x); r1 F0 1.5-2.5, B0 2.5-4.5
+  // (+x), F1 5-6 (its input came at 3), B1 6-8 (+x); r0 B0 5-7, B1 from 8.5 to 10.5: makespan 10.5 us, and
+  // each rank spent 2 x 0.5 = 1 us sending, so rank 0's bubble is 10.5 - 6 - 1 = 3.5 us.
+  const auto s = make_schedule(PipelineScheduleKind::one_f_one_b, 2, 1, 2);
+  auto costs = uniform_costs(1, 2, 0.5, 3, 0.5);
+  EXPECT_EQ(execute_pipeline(s, costs).makespan, us(10));
+  costs.blocking_p2p = true;
+  const auto t = execute_pipeline(s, costs);
+  EXPECT_EQ(t.makespan, us(10.5));
+  EXPECT_EQ(t.sending[0], us(1));
+  EXPECT_EQ(t.sending[1], us(1));
+  EXPECT_EQ(t.bubble(0), us(3.5));
+}
+
 TEST(PipelineSchedule, InterleavedBubbleShrinksByVirtualStages) {
   // Megatron-LM (SC21 eq. 3): bubble = (PP - 1)(F + B) / v with F, B the costs of a rank's whole model
   // part. Per chunk f = 1, b = 2 with v = 2 chunks: F = 2, B = 4, bubble = 3 x 6 / 2 = 9 us, against
