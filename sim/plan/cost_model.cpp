@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 
+#include "sim/core/error.hpp"
+
 namespace k3::plan {
 
 namespace {
@@ -17,7 +19,7 @@ bool starts_with(const std::string& s, const char* prefix) { return s.rfind(pref
 
 }  // namespace
 
-DefaultEfficiencies default_efficiencies(const std::string& gpu) {
+DefaultEfficiencies default_efficiencies(const std::string& gpu, Bf16GemmKernels bf16_kernels) {
   DefaultEfficiencies d;
   d.attention_fwd = {0.60, "FlashAttention-2 (arXiv:2307.08691): forward reaches 50-73% of peak on A100; 60% taken"};
   d.attention_bwd = {0.50, "FlashAttention-2 (arXiv:2307.08691): backward utilisation below forward; 5/6 of the "
@@ -29,8 +31,17 @@ DefaultEfficiencies default_efficiencies(const std::string& gpu) {
   d.min_kernel_s = 3e-6;
   d.min_kernel_source = "assumption: a kernel launched in a training step occupies the GPU at least 3 us "
                         "(launch latency and tail); replace with `k3sim calibrate`";
+  if (bf16_kernels == Bf16GemmKernels::cuda11 && !starts_with(gpu, "A100")) {
+    throw core::InputError({"", "bf16_gemm_kernels", 0}, "no CUDA 11 GEMM measurement for " + gpu,
+                           "cuda12 (or cuda11 on A100)");
+  }
   if (starts_with(gpu, "A100")) {
     d.gemm_bf16 = {267.9 / 312.0, std::string(kMamf) + ": A100 SXM 267.9 of 312 TFLOP/s BF16 (CUDA 12.1)"};
+    if (bf16_kernels == Bf16GemmKernels::cuda11) {
+      d.gemm_bf16 = {230.0 / 312.0,
+                     "mli/transformers-benchmarks README, micro-benchmark summary: A100 80GB square FP16 matmul "
+                     "230 of 312 TFLOP/s (micro_bench.ipynb, n up to 8192, PyTorch on CUDA 11)"};
+    }
     d.gemm_fp8 = {0.0, "A100 has no FP8 tensor cores"};
     d.tile_m = 128;
     d.tile_n = 128;
@@ -56,9 +67,9 @@ DefaultEfficiencies default_efficiencies(const std::string& gpu) {
 }
 
 OpCostModel::OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision,
-                         AttentionKernel attention, Fp8GemmKernels fp8_kernels)
-    : device_(std::move(device)), profile_(profile), precision_(gemm_precision), attention_(attention),
-      fp8_kernels_(fp8_kernels), defaults_(default_efficiencies(device_.name)) {
+                         KernelChoice kernels)
+    : device_(std::move(device)), profile_(profile), precision_(gemm_precision), kernels_(kernels),
+      defaults_(default_efficiencies(device_.name, kernels.bf16)) {
   if (precision_ == Precision::fp8 && device_.fp8_flops_per_s <= 0) precision_ = Precision::bf16;
   if (defaults_.fp8_table) {
     fp8_dense_ = fp8_curve(deepgemm_dense_rows());
@@ -71,7 +82,7 @@ Fp8EfficiencyCurve OpCostModel::fp8_curve(const std::vector<Fp8GemmMeasurement>&
   // shape: what is left is the kernel's rate at that K, to which the op's own quantization is applied.
   std::map<double, std::pair<double, int>> by_k;
   for (const auto& r : rows) {
-    const double tflops = r.tflops / (fp8_kernels_ == Fp8GemmKernels::cutlass_3_6 ? r.speedup : 1.0);
+    const double tflops = r.tflops / (kernels_.fp8 == Fp8GemmKernels::cutlass_3_6 ? r.speedup : 1.0);
     auto& [sum, count] = by_k[r.k];
     sum += tflops / kH800Fp8PeakTflops / gemm_shape_efficiency(r.m, r.n, r.groups);
     ++count;
@@ -220,7 +231,7 @@ OpTime OpCostModel::unfused_attention_time(const model::Op& op) const {
 OpTime OpCostModel::time(const model::Op& op) const {
   OpTime t;
   if (op.kind == model::OpKind::Communication) return t;
-  if (op.kind == model::OpKind::AttentionCore && attention_ == AttentionKernel::unfused &&
+  if (op.kind == model::OpKind::AttentionCore && kernels_.attention == AttentionKernel::unfused &&
       std::holds_alternative<model::AttentionShape>(op.shape)) {
     return unfused_attention_time(op);
   }
@@ -258,7 +269,7 @@ std::vector<std::string> OpCostModel::assumptions() const {
   out.push_back(fmt::format("BF16 GEMM efficiency {:.1f}% of {:.0f} TFLOP/s before shape quantization: {}",
                             100 * d.gemm_bf16.value, device_.bf16_flops_per_s / 1e12, d.gemm_bf16.source));
   if (device_.fp8_flops_per_s > 0 && d.fp8_table) {
-    const bool older = fp8_kernels_ == Fp8GemmKernels::cutlass_3_6;
+    const bool older = kernels_.fp8 == Fp8GemmKernels::cutlass_3_6;
     out.push_back(fmt::format(
         "FP8 GEMMs (fine-grained scaling) at {} rates by reduction length K, {:.0f}% of {:.0f} TFLOP/s at K = {:.0f} "
         "to {:.0f}% at K = {:.0f} (dense) before shape quantization: {}{}; the output head and the MoE gating stay "
@@ -274,7 +285,7 @@ std::vector<std::string> OpCostModel::assumptions() const {
   out.push_back(fmt::format("GEMM tiles {}x{} over {} SMs for tile and wave quantization: NVIDIA Matrix "
                             "Multiplication Background User's Guide, sections 3.1-3.2",
                             d.tile_m, d.tile_n, device_.sms));
-  if (attention_ == AttentionKernel::unfused) {
+  if (kernels_.attention == AttentionKernel::unfused) {
     out.push_back("attention unfused (Megatron-LM 2021, SC21 section 4.2): batched GEMMs at the BF16 GEMM "
                   "efficiency over the full seq x seq scores, plus 6 passes of 2-byte scores and a 1-byte dropout "
                   "mask through HBM forward, twice that backward");

@@ -45,7 +45,13 @@ struct DefaultEfficiencies {
   std::string min_kernel_source;
 };
 
-DefaultEfficiencies default_efficiencies(const std::string& gpu_name);
+// The BF16 GEMM library generation a run used: its large-GEMM efficiency differs by software stack, so each
+// value is backed by a measurement on that stack. cuda12: the MAMF table (CUDA 12.1); cuda11: a CUDA 11
+// measurement, available for A100 only (InputError at `bf16_gemm_kernels` otherwise).
+enum class Bf16GemmKernels { cuda12, cuda11 };
+
+DefaultEfficiencies default_efficiencies(const std::string& gpu_name,
+                                         Bf16GemmKernels bf16_kernels = Bf16GemmKernels::cuda12);
 
 enum class Precision { bf16, fp8 };
 
@@ -54,6 +60,13 @@ enum class Precision { bf16, fp8 };
 // seq x seq score matrix (the causal mask only zeroes half of it), a fused scale-mask-softmax kernel reads
 // and writes it, dropout reads and writes it, and the second GEMM reads it again.
 enum class AttentionKernel { flash, unfused };
+
+// The kernels a run used where their speed depends on the software generation.
+struct KernelChoice {
+  AttentionKernel attention = AttentionKernel::flash;
+  Fp8GemmKernels fp8 = Fp8GemmKernels::deepgemm;
+  Bf16GemmKernels bf16 = Bf16GemmKernels::cuda12;
+};
 
 struct OpTime {
   core::Seconds fwd = 0, dgrad = 0, wgrad = 0;
@@ -66,8 +79,7 @@ class OpCostModel {
  public:
   // `profile` may be null (defaults). GEMMs run at `gemm_precision`; attention and scans stay in BF16.
   OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision,
-              AttentionKernel attention = AttentionKernel::flash,
-              Fp8GemmKernels fp8_kernels = Fp8GemmKernels::deepgemm);
+              KernelChoice kernels = {});
 
   // Time of `op` on one GPU for its forward, activation-gradient and weight-gradient parts.
   OpTime time(const model::Op& op) const;
@@ -100,8 +112,7 @@ class OpCostModel {
   DeviceModel device_;
   const cost::CalibrationProfile* profile_;
   Precision precision_;
-  AttentionKernel attention_;
-  Fp8GemmKernels fp8_kernels_;
+  KernelChoice kernels_;
   DefaultEfficiencies defaults_;
   Fp8EfficiencyCurve fp8_dense_, fp8_grouped_;
 };

@@ -142,7 +142,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   s.source = source_name;
   doc.allow_only({"name", "seed", "model", "cluster", "parallel", "batch", "precision", "communication",
                   "expert_load", "recompute", "optimizer", "network", "profile", "price_per_gpu_hour",
-                  "variants", "description", "attention_kernel", "fp8_gemm_kernels"});
+                  "variants", "description", "attention_kernel", "fp8_gemm_kernels", "bf16_gemm_kernels"});
   s.name = doc.string_or("name", std::filesystem::path(source_name).stem().string());
   if (auto seed = doc.find("seed")) s.seed = static_cast<std::uint64_t>(seed->as_non_negative_int());
   s.model = resolve_relative(doc.at("model").as_string(), source_name);
@@ -219,6 +219,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
         *n, {{"flow", NetworkModelKind::flow}, {"analytical", NetworkModelKind::analytical}});
   }
   if (auto a = doc.find("attention_kernel")) s.unfused_attention = a->as_enum({"flash", "unfused"}) == "unfused";
+  if (auto k = doc.find("bf16_gemm_kernels")) {
+    s.bf16_gemm_cuda11 = k->as_enum({"cuda12", "cuda11"}) == "cuda11";
+    s.bf16_gemm_kernels_line = k->line();
+  }
   if (auto k = doc.find("fp8_gemm_kernels")) {
     s.fp8_gemm_kernels = k->as_enum({"deepgemm", "cutlass-3.6"}) == "cutlass-3.6" ? Fp8GemmKernels::cutlass_3_6
                                                                                  : Fp8GemmKernels::deepgemm;

@@ -86,6 +86,8 @@ struct Scenario {
   NetworkModelKind network = NetworkModelKind::flow;
   bool unfused_attention = false;  // attention_kernel: unfused (Megatron-LM 2021) instead of flash
   Fp8GemmKernels fp8_gemm_kernels = Fp8GemmKernels::deepgemm;  // fp8_gemm_kernels: deepgemm or cutlass-3.6
+  bool bf16_gemm_cuda11 = false;  // bf16_gemm_kernels: cuda12 (default) or cuda11
+  int bf16_gemm_kernels_line = 0;  // its YAML line, for the error when the GPU has no CUDA 11 measurement
   std::string profile;         // calibration profile JSON; empty: the shipped default
   std::optional<double> price_per_gpu_hour;  // USD, for cost per trillion tokens
   std::string yaml_text;       // the scenario as run (after overrides), for reports

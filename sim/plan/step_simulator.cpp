@@ -42,9 +42,7 @@ class StepRun {
           const cost::CalibrationProfile* profile, const StepOptions& opt)
       : sc_(sc), spec_(spec), topo_(topo), opt_(opt),
         map_(sc.parallel, static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(), sc.source),
-        cost_(device_of(topo.gpu_type()), profile,
-              sc.precision.gemm == GemmPrecision::fp8 ? Precision::fp8 : Precision::bf16,
-              sc.unfused_attention ? AttentionKernel::unfused : AttentionKernel::flash, sc.fp8_gemm_kernels),
+        cost_(make_cost_model(sc, topo, profile)),
         runner_(topo, runner_config()) {}
 
   StepResult run() {
@@ -77,6 +75,21 @@ class StepRun {
   }
 
  private:
+  static OpCostModel make_cost_model(const Scenario& sc, const topo::Topology& topo,
+                                     const cost::CalibrationProfile* profile) {
+    KernelChoice kernels;
+    kernels.attention = sc.unfused_attention ? AttentionKernel::unfused : AttentionKernel::flash;
+    kernels.fp8 = sc.fp8_gemm_kernels;
+    kernels.bf16 = sc.bf16_gemm_cuda11 ? Bf16GemmKernels::cuda11 : Bf16GemmKernels::cuda12;
+    try {
+      return OpCostModel(device_of(topo.gpu_type()), profile,
+                         sc.precision.gemm == GemmPrecision::fp8 ? Precision::fp8 : Precision::bf16, kernels);
+    } catch (const InputError& e) {
+      if (!e.where().file.empty()) throw;
+      throw InputError({sc.source, e.where().key, sc.bf16_gemm_kernels_line}, e.problem(), e.allowed());
+    }
+  }
+
   static DeviceModel device_of(const topo::GpuType& g) {
     return {g.name, g.bf16_flops_per_s, g.fp8_flops_per_s, g.hbm_bytes_per_s, g.sms};
   }

@@ -64,6 +64,9 @@ const std::vector<BadInput> kBadInputs = {
     {"run scenarios/k3-h200-2048.yaml --set expert_load.state=../tests/golden/megatron_sc21_18b.json",
      {"megatron_sc21_18b.json"}, "--write-state"},
     {"run scenarios/megatron-sc21-selene.yaml --set expert_load.kind=state", {"expert_load.kind"}, "--write-state"},
+    {"run scenarios/k3-h200-2048.yaml --set bf16_gemm_kernels=cuda11", {"k3-h200-2048.yaml", "bf16_gemm_kernels", "H200"},
+     "cuda12"},
+    {"run scenarios/k3-h200-2048.yaml --set bf16_gemm_kernels=cuda10", {"bf16_gemm_kernels"}, "cuda11"},
     // calibrate / profile
     {"calibrate --backend tpu --out x.json", {"--backend", "tpu"}, "{cuda,cpu}"},
     {"profile diff /nonexistent/a.json /nonexistent/b.json", {"/nonexistent/a.json"}, "profile"},

@@ -1,6 +1,7 @@
 // The cost model's FP8 GEMM rates, precisions and quantization kernels, each expected value derived by
 // hand from the DeepGEMM table (sim/plan/fp8_gemm_rates.cpp) and the tile/wave rule.
 #include "sim/plan/cost_model.hpp"
+#include "sim/core/error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -47,7 +48,7 @@ TEST(CostModel, Fp8RateBetweenRowsIsLinearInLogK) {
 
 TEST(CostModel, OlderKernelsAreTheTableOverItsSpeedupColumn) {
   const OpCostModel deepgemm(kH800, nullptr, Precision::fp8);
-  const OpCostModel cutlass(kH800, nullptr, Precision::fp8, AttentionKernel::flash, Fp8GemmKernels::cutlass_3_6);
+  const OpCostModel cutlass(kH800, nullptr, Precision::fp8, {AttentionKernel::flash, Fp8GemmKernels::cutlass_3_6});
   // The K 16384 row has speedup 1.2.
   EXPECT_NEAR(cutlass.fp8_gemm_efficiency(16384, false), deepgemm.fp8_gemm_efficiency(16384, false) / 1.2, 1e-12);
 }
@@ -96,4 +97,26 @@ TEST(CostModel, Fp8QuantizationKernelsAreCostedByTheirBytes) {
   // BF16 GEMMs need none.
   const OpCostModel bf16(kH800, nullptr, Precision::bf16);
   EXPECT_EQ(bf16.time(gemm(4096, 4096, 7168)).fwd_quant, 0);
+}
+
+TEST(CostModel, Bf16GemmKernelGenerationPicksItsMeasurement) {
+  const DeviceModel a100{"A100-SXM-80GB", 312e12, 0, 2.0e12, 108};
+  const OpCostModel cuda12(a100, nullptr, Precision::bf16);
+  KernelChoice older;
+  older.bf16 = Bf16GemmKernels::cuda11;
+  const OpCostModel cuda11(a100, nullptr, Precision::bf16, older);
+  // [8192 x 8192] output in 128 x 128 tiles: 4096 tiles over 108 SMs = 37.9 waves, run as 38.
+  const double quantization = 4096.0 / 108 / 38;
+  EXPECT_NEAR(cuda12.gemm_shape_efficiency(8192, 8192), quantization, 1e-12);
+  const auto op = gemm(8192, 8192, 8192);
+  // CUDA 12.1 (MAMF): 267.9 TFLOP/s; CUDA 11: 230 TFLOP/s; both times the shape's quantization.
+  EXPECT_NEAR(cuda12.time(op).fwd, op.fwd_flops / (267.9e12 * quantization), 1e-12);
+  EXPECT_NEAR(cuda11.time(op).fwd, op.fwd_flops / (230e12 * quantization), 1e-12);
+  // No CUDA 11 measurement for Hopper: an input error naming the key, not a silent fallback.
+  try {
+    const OpCostModel h800(kH800, nullptr, Precision::bf16, older);
+    FAIL() << "H800 with cuda11 kernels must be refused";
+  } catch (const k3::core::InputError& e) {
+    EXPECT_EQ(e.where().key, "bf16_gemm_kernels");
+  }
 }
