@@ -41,5 +41,16 @@ TEST(TextFile, DirectoryIsNotReadableText) {
   EXPECT_THROW((void)read_text_file(::testing::TempDir(), "a scenario"), InputError);
 }
 
+TEST(TextFile, DevicesAreRefusedInsteadOfReadForever) {
+  // /dev/zero never ends; reading it as a scenario or a balancer state would hang or exhaust memory.
+  try {
+    (void)read_text_file("/dev/zero", "a scenario");
+    FAIL() << "/dev/zero must be refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().file, "/dev/zero");
+    EXPECT_NE(e.problem().find("not a regular file"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace k3::core
