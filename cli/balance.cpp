@@ -13,6 +13,7 @@
 
 #include "model/routing/balance_experiment.hpp"
 #include "model/routing/balancer_state.hpp"
+#include "model/routing/load_stats.hpp"
 #include "cli/version.hpp"
 #include "model/routing/model_shape.hpp"
 #include "reports/sections/balance.hpp"
@@ -108,21 +109,15 @@ void print_text(const std::vector<routing::BalanceRun>& runs, const BalanceOptio
 void write_state(const routing::BalanceConfig& config, const BalanceOptions& o, int threads) {
   const auto state = routing::balancer_state(config, o.layers, o.steps, threads);
   std::ofstream out(o.write_state);
-  if (!out) throw core::InputError({"--write-state", "", 0}, fmt::format("cannot write '{}'", o.write_state), "a writable path");
-  out << to_json(state).dump(1) << "\n";
+  out << to_json(state).dump(1) << "\n";  // a file that failed to open fails the write too
   if (!out) throw core::InputError({"--write-state", "", 0}, fmt::format("cannot write '{}'", o.write_state), "a writable path");
   const routing::ExpertPlacement placement(config.shape.experts, config.placement);
   const auto load = routing::gpu_shares(state, placement, o.layers, {"--layers", "", 0});
   fmt::print("wrote {}: {}\n", o.write_state, state.source);
   for (int l = 0; l < o.layers; ++l) {
-    const auto& tokens = state.expert_tokens[static_cast<std::size_t>(l)];
-    double total = 0, most = 0;
-    for (double t : tokens) {
-      total += t;
-      most = std::max(most, t);
-    }
     fmt::print("  layer sample {}: tokens per expert max/mean {:.3f}, per GPU of EP {} max/mean {:.3f}\n", l,
-               most * static_cast<double>(tokens.size()) / total, o.ep, load.max_over_mean(l));
+               routing::max_over_mean(state.expert_tokens[static_cast<std::size_t>(l)]), o.ep,
+               load.max_over_mean(l));
   }
   fmt::print("use it with `expert_load: {{kind: state, state: {}}}` in a scenario of {}\n", o.write_state, state.model);
 }

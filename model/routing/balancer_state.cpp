@@ -1,8 +1,9 @@
 #include "model/routing/balancer_state.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include <set>
+#include <algorithm>
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
@@ -81,18 +82,18 @@ BalancerState balancer_state_from_json(const nlohmann::json& doc, const std::str
   auto fail = [&](const std::string& key, const std::string& problem, const std::string& allowed) {
     throw core::InputError({source, key, 0}, problem, allowed);
   };
-  const std::set<std::string> allowed = {"format", "model",           "experts", "top_k",  "balancer",
+  // Every key of to_json(); all but "source" are required.
+  const std::vector<std::string> keys = {"format", "model",           "experts", "top_k",  "balancer",
                                          "steps",  "tokens_per_step", "seed",    "source", "expert_tokens"};
-  const std::string keys = "format, model, experts, top_k, balancer, steps, seed, tokens_per_step, source, expert_tokens";
   if (!doc.is_object() || !doc.contains("format") || doc["format"] != kFormat)
     fail("format", std::string("not a k3sim balancer state (no \"format\": \"") + kFormat + "\")",
          "a file written by `k3sim balance --write-state`");
   for (const auto& [key, value] : doc.items()) {
-    if (!allowed.contains(key)) fail(key, "unknown key", keys);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      fail(key, "unknown key", fmt::format("{}", fmt::join(keys, ", ")));
   }
-  for (const char* key : {"format", "model", "experts", "top_k", "balancer", "steps", "seed", "tokens_per_step",
-                          "expert_tokens"}) {
-    if (!doc.contains(key)) fail(key, "missing", "required");
+  for (const auto& key : keys) {
+    if (key != "source" && !doc.contains(key)) fail(key, "missing", "required");
   }
   auto text = [&](const char* key) {
     if (!doc[key].is_string()) fail(key, "not a string", "a string");

@@ -70,9 +70,9 @@ std::vector<ValidationCase> validate_megatron(const ValidationPaths& paths, std:
   assumptions.push_back(std::string("Megatron-LM SC21 rows: micro-batch size and virtual pipeline stages of each "
                                     "run from ") + kRunTable1Source +
                         " (PyTorch DDP, overlapping the gradient all-reduce, up to 18.4B; Megatron's local DDP "
-                        "after the backward passes above); full recomputation, FP16 GEMMs at the CUDA 11 matmul rate and FP16 "
-                        "gradient all-reduce, "
-                        "blocking pipeline sends, no ZeRO as in scenarios/megatron-sc21-selene.yaml; "
+                        "after the backward passes above); full recomputation, FP16 GEMMs at the CUDA 11 matmul "
+                        "rate and FP16 gradient all-reduce, blocking pipeline sends, no ZeRO as in "
+                        "scenarios/megatron-sc21-selene.yaml; "
                         "TFLOP/s counted with the paper's formula 96 B s l h^2 (1 + s/6h + V/16lh)");
   std::vector<ValidationCase> out;
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
