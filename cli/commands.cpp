@@ -2,34 +2,36 @@
 
 namespace k3::cli {
 
-// Subcommand attach functions, one per file in cli/.
-void attach_model(CLI::App& app, int& exit_status);
-void attach_kv(CLI::App& app, int& exit_status);
-void attach_calibrate(CLI::App& app, int& exit_status);
-void attach_profile(CLI::App& app, int& exit_status);
-void attach_traffic(CLI::App& app, int& exit_status);
-void attach_balance(CLI::App& app, int& exit_status);
-void attach_topo(CLI::App& app, int& exit_status);
-void attach_collective(CLI::App& app, int& exit_status);
-void attach_run(CLI::App& app, int& exit_status);
-void attach_compare(CLI::App& app, int& exit_status);
-void attach_sweep(CLI::App& app, int& exit_status);
-void attach_validate(CLI::App& app, int& exit_status);
+// Subcommand attach functions, one per file in cli/commands/.
+void attach_model(CLI::App& command, int& exit_status);
+void attach_kv(CLI::App& command, int& exit_status);
+void attach_calibrate(CLI::App& command, int& exit_status);
+void attach_profile(CLI::App& command, int& exit_status);
+void attach_traffic(CLI::App& command, int& exit_status);
+void attach_balance(CLI::App& command, int& exit_status);
+void attach_topo(CLI::App& command, int& exit_status);
+void attach_collective(CLI::App& command, int& exit_status);
+void attach_run(CLI::App& command, int& exit_status);
+void attach_compare(CLI::App& command, int& exit_status);
+void attach_sweep(CLI::App& command, int& exit_status);
+void attach_validate(CLI::App& command, int& exit_status);
+void attach_list(CLI::App& command, int& exit_status);
 
 namespace {
 constexpr Command kCommands[] = {
-    {"model", attach_model},
-    {"kv", attach_kv},
-    {"calibrate", attach_calibrate},
-    {"profile", attach_profile},
-    {"traffic", attach_traffic},
-    {"balance", attach_balance},
-    {"topo", attach_topo},
-    {"collective", attach_collective},
-    {"run", attach_run},
-    {"compare", attach_compare},
-    {"sweep", attach_sweep},
-    {"validate", attach_validate},
+    {"model", "Parameters, FLOPs, memory and KV cache of a model, per layer kind", attach_model},
+    {"kv", "KV cache and state per sequence and per GPU, and the largest batch that fits", attach_kv},
+    {"calibrate", "Measure K3's kernels on this machine and write a calibration profile", attach_calibrate},
+    {"profile", "Inspect calibration profiles", attach_profile},
+    {"traffic", "Expert all-to-all bytes per token by link class, dedup, per-GPU spread", attach_traffic},
+    {"balance", "Router-bias load balancing: QB (exact, histogram, local) vs sign-SGD", attach_balance},
+    {"topo", "Describe a cluster topology: counts, injection bandwidth, diameter, bisection", attach_topo},
+    {"collective", "Time one collective alone on a topology, nccl-tests style", attach_collective},
+    {"run", "Simulate one training step of a scenario: step time, breakdown, MFU, memory", attach_run},
+    {"compare", "Simulate scenarios or a scenario's variants side by side, with deltas", attach_compare},
+    {"sweep", "Simulate every point of a grid of scenario overrides; mark the Pareto front", attach_sweep},
+    {"validate", "Compare predictions with published measurements (DeepSeek-V3, Megatron-LM SC21 Table 1, DeepEP)", attach_validate},
+    {"list", "List what is registered by name: networks, schedules, collectives, gpus, models, topologies", attach_list},
 };
 }  // namespace
 

@@ -7,16 +7,16 @@
 #include <exception>
 
 #include "cli/commands.hpp"
-#include "cli/version.hpp"
-#include "sim/core/error.hpp"
+#include "core/version.hpp"
+#include "core/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"k3sim: step time, all-to-all traffic, KV cache and load balancing of MoE models on GPU clusters"};
-  app.set_version_flag("--version", std::string(k3::cli::version_string()));
+  app.set_version_flag("--version", std::string(k3::core::version_string()));
   app.require_subcommand(1);
   app.fallthrough(false);
   int exit_status = 0;
-  for (const auto& cmd : k3::cli::commands()) cmd.attach(app, exit_status);
+  for (const auto& cmd : k3::cli::commands()) cmd.attach(*app.add_subcommand(cmd.name, cmd.description), exit_status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

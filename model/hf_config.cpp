@@ -9,10 +9,10 @@
 #include <set>
 
 #include "model/spec_checks.hpp"
-#include "sim/core/error.hpp"
-#include "sim/core/json_file.hpp"
-#include "sim/core/text_file.hpp"
-#include "sim/core/yaml_input.hpp"
+#include "core/error.hpp"
+#include "core/json_file.hpp"
+#include "core/text_file.hpp"
+#include "core/yaml_input.hpp"
 
 namespace k3::model {
 

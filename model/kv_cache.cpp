@@ -4,8 +4,8 @@
 #include <cctype>
 #include <cmath>
 
-#include "sim/core/error.hpp"
-#include "sim/core/yaml_input.hpp"
+#include "core/error.hpp"
+#include "core/yaml_input.hpp"
 
 namespace k3::model {
 
@@ -38,37 +38,6 @@ KvCache kv_cache(const ModelSpec& spec, double cache_bytes_per_element) {
   }
   kv.state_bytes_per_sequence = kv.recurrent_state_bytes_per_sequence + kv.conv_state_bytes_per_sequence;
   return kv;
-}
-
-namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-}  // namespace
-
-std::vector<GpuMemory> known_gpus() {
-  const auto root = core::YamlValue::parse_file(preset_dir() + "/gpu/gpus.yaml");
-  root.allow_only({"source", "gpus"});
-  const auto source = root.at("source").as_string();
-  std::vector<GpuMemory> out;
-  for (const auto& g : root.at("gpus").items()) {
-    g.allow_only({"name", "hbm_gb"});
-    out.push_back({g.at("name").as_string(), g.at("hbm_gb").as_positive() * core::kGB, source});
-  }
-  return out;
-}
-
-GpuMemory find_gpu(const std::string& name, const std::string& flag) {
-  const auto gpus = known_gpus();
-  std::vector<std::string> names;
-  for (const auto& g : gpus) {
-    names.push_back(g.name);
-    if (lower(g.name).rfind(lower(name), 0) == 0 && !name.empty()) return g;
-  }
-  throw core::InputError({flag, "", 0}, "unknown GPU '" + name + "'", core::join_allowed(names) + " (or a prefix)");
 }
 
 KvCacheBudget kv_budget(const ModelSpec& spec, double total_params, double context, const GpuMemory& gpu, int gpus,

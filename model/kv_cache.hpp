@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "model/model_spec.hpp"
-#include "sim/core/units.hpp"
+#include "core/units.hpp"
 
 namespace k3::model {
 
@@ -26,16 +26,13 @@ struct KvCache {
 
 KvCache kv_cache(const ModelSpec& spec, double cache_bytes_per_element = 2);
 
-// A GPU's memory as the vendor states it (model/presets/gpus.yaml, copied from
-// shared/validation/hardware.csv with its source).
+// A GPU's memory as the vendor states it: the caller fills it from the GPU catalogue
+// (topologies/gpu_types.yaml, copied from shared/validation/hardware.csv with its source).
 struct GpuMemory {
   std::string name;
   core::Bytes hbm_bytes = 0;
   std::string source;
 };
-// Looks a GPU up by case-insensitive prefix ("h200" -> H200-SXM). InputError listing the known names.
-GpuMemory find_gpu(const std::string& name, const std::string& flag = "--gpu");
-std::vector<GpuMemory> known_gpus();
 
 // Memory budget of one model replica spread over `gpus` GPUs: weights sharded evenly, the rest for the
 // KV cache and state, which are assumed spread evenly across the replica's GPUs too (e.g. a

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "model/ops.hpp"
-#include "sim/core/units.hpp"
+#include "core/units.hpp"
 
 namespace k3::model {
 

@@ -4,8 +4,8 @@
 #include <filesystem>
 
 #include "model/hf_config.hpp"
-#include "sim/core/error.hpp"
-#include "sim/core/yaml_input.hpp"
+#include "core/error.hpp"
+#include "core/yaml_input.hpp"
 
 namespace k3::model {
 

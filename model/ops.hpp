@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "model/model_spec.hpp"
-#include "sim/core/units.hpp"
+#include "core/units.hpp"
 
 namespace k3::model {
 

@@ -13,7 +13,7 @@
 
 #include "model/model_spec.hpp"
 #include "model/spec_checks.hpp"
-#include "sim/core/yaml_input.hpp"
+#include "core/yaml_input.hpp"
 
 namespace k3::model {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "model/model_spec.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::model {
 

@@ -17,7 +17,7 @@
 
 #include "model/model_spec.hpp"
 #include "model/ops.hpp"
-#include "sim/core/units.hpp"
+#include "core/units.hpp"
 
 namespace k3::model {
 

@@ -8,7 +8,7 @@
 #include "reports/charts.hpp"
 #include "reports/svg_canvas.hpp"
 #include "reports/text.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::reports {
 

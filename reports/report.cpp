@@ -7,7 +7,7 @@
 
 #include "reports/style.hpp"
 #include "reports/text.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::reports {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "reports/text.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::reports::detail {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/units.hpp"
+#include "core/units.hpp"
 #include "topologies/topology.hpp"
 
 namespace k3::topo {

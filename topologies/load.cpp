@@ -1,8 +1,9 @@
 #include "topologies/load.hpp"
 
 #include <algorithm>
+#include <cctype>
 
-#include "sim/core/text_file.hpp"
+#include "core/text_file.hpp"
 #include "topologies/embedded.hpp"
 
 namespace k3::topo {
@@ -77,6 +78,19 @@ std::vector<std::string> preset_names() {
 
 std::map<std::string, GpuType> builtin_gpu_types() {
   return parse_gpu_types(core::YamlValue::parse_string(std::string(embedded_gpu_types()), "topologies/gpu_types.yaml"));
+}
+
+GpuType find_gpu_type(const std::string& name, const std::string& flag) {
+  const auto lower = [](std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::vector<std::string> names;
+  for (const auto& [gpu_name, type] : builtin_gpu_types()) {
+    names.push_back(gpu_name);
+    if (!name.empty() && lower(gpu_name).rfind(lower(name), 0) == 0) return type;
+  }
+  throw core::InputError({flag, "", 0}, "unknown GPU '" + name + "'", core::join_allowed(names) + " (or a prefix)");
 }
 
 ClusterSpec parse_cluster_spec(const core::YamlValue& root) {

@@ -10,7 +10,7 @@
 
 #include <limits>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 #include "topologies/route_cache.hpp"
 #include "topologies/topology.hpp"
 

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/core/units.hpp"
+#include "core/units.hpp"
 
 namespace k3::topo {
 

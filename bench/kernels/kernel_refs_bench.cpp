@@ -10,7 +10,7 @@
 #include "kernels/qb_histogram/qb_ref.hpp"
 #include "kernels/router/router_ref.hpp"
 #include "kernels/situ_glu/situ_glu_ref.hpp"
-#include "model/cost/calibration_profile.hpp"
+#include "sim/cost/calibration_profile.hpp"
 
 using namespace k3::kernels;
 

@@ -11,8 +11,8 @@
 #include "sim/engine/simulator.hpp"
 #include "sim/net/flow_network.hpp"
 #include "sim/net/network_factory.hpp"
-#include "tests/net/fabrics.hpp"
-#include "tests/net/simgrid_oracle.hpp"
+#include "oracle/fabrics.hpp"
+#include "oracle/simgrid_oracle.hpp"
 
 using namespace k3;
 
@@ -26,7 +26,7 @@ struct Case {
 
 Case make_case(int nodes) {
   const int spines = std::max(1, nodes / 4);
-  Case c{test::rail_fat_tree(nodes, 8, spines), {}, 0};
+  Case c{oracle::rail_fat_tree(nodes, 8, spines), {}, 0};
   const auto n = static_cast<topo::GpuId>(c.topology.gpu_count());
   c.bytes_per_flow = (std::uint64_t{1} << 30) / n;  // 1 GiB per rank, n-1 peers (the self share stays put)
   for (topo::GpuId s = 0; s < n; ++s)
@@ -53,15 +53,15 @@ std::vector<double> run_k3sim(const Case& c, std::uint64_t* solves) {
   return done;
 }
 
-test::OracleRun run_simgrid(const Case& c) {
-  std::vector<test::OracleLink> links;
+oracle::OracleRun run_simgrid(const Case& c) {
+  std::vector<oracle::OracleLink> links;
   for (const auto& l : c.topology.links()) links.push_back({l.capacity_bytes_per_s, l.latency_s});
-  std::vector<test::OracleFlow> flows;
+  std::vector<oracle::OracleFlow> flows;
   for (const auto& [s, d] : c.pairs) {
     const auto r = c.topology.route(s, d);
     flows.push_back({s, d, std::vector<std::uint32_t>(r.begin(), r.end()), c.bytes_per_flow});
   }
-  return test::simgrid_run(links, flows);
+  return oracle::simgrid_run(links, flows);
 }
 
 void BM_AllToAll_k3sim(benchmark::State& state) {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/core/rng.hpp"
+#include "core/rng.hpp"
 #include "sim/engine/event_queue.hpp"
 #include "sim/engine/simulator.hpp"
 

@@ -2,7 +2,7 @@
 // (goal >= 500K tokens/s for top-16-of-896), and the per-step cost of the QB quantile methods.
 #include <benchmark/benchmark.h>
 
-#include "model/routing/quantile.hpp"
+#include "model/balancing/quantile.hpp"
 #include "model/routing/synthetic_router.hpp"
 #include "model/routing/topk_selection.hpp"
 
@@ -68,7 +68,7 @@ void BM_QbThresholds(benchmark::State& state) {
   SyntheticRouter router(n, RouterConfig{});
   std::vector<ScoreMatrix> scores(kRanks);
   std::vector<RoutedBatch> routed(kRanks);
-  std::vector<RankRouting> ranks(kRanks);
+  std::vector<k3::balancing::RankRouting> ranks(kRanks);
   std::vector<float> bias(n, 0.0f);
   for (int r = 0; r < kRanks; ++r) {
     router.score_batch(0, r, kTokens, scores[static_cast<std::size_t>(r)]);
@@ -76,9 +76,9 @@ void BM_QbThresholds(benchmark::State& state) {
     ranks[static_cast<std::size_t>(r)] = {&scores[static_cast<std::size_t>(r)], &routed[static_cast<std::size_t>(r)]};
   }
   for (auto _ : state) {
-    std::vector<double> t = method == 0   ? thresholds_exact(ranks, k)
-                            : method == 1 ? thresholds_histogram(ranks, k, 1000, bias)
-                                          : thresholds_local_mean(ranks, k);
+    std::vector<double> t = method == 0   ? k3::balancing::thresholds_exact(ranks, k)
+                            : method == 1 ? k3::balancing::thresholds_histogram(ranks, k, 1000, bias)
+                                          : k3::balancing::thresholds_local_mean(ranks, k);
     benchmark::DoNotOptimize(t.data());
   }
   state.SetLabel(method == 0 ? "exact" : method == 1 ? "hist-1000" : "local-mean");

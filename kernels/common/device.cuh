@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::kernels {
 

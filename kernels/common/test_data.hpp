@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "kernels/common/bf16.hpp"
-#include "sim/core/rng.hpp"
+#include "core/rng.hpp"
 
 namespace k3::kernels {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::kernels {
 

@@ -2,7 +2,7 @@
 
 #include <Eigen/Core>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::kernels {
 

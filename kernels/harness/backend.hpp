@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kernels/harness/timing.hpp"
-#include "model/cost/calibration_profile.hpp"
+#include "sim/cost/calibration_profile.hpp"
 
 namespace k3::kernels {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kernels/harness/backend.hpp"
-#include "model/cost/calibration_profile.hpp"
+#include "sim/cost/calibration_profile.hpp"
 
 namespace k3::kernels {
 

@@ -19,7 +19,7 @@
 #include "kernels/rmsnorm/rmsnorm_ref.hpp"
 #include "kernels/router/router_ref.hpp"
 #include "kernels/situ_glu/situ_glu_ref.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::kernels {
 

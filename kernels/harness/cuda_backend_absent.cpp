@@ -1,6 +1,6 @@
 // Built when CUDA is not: asking for the cuda backend is a user error with a clear remedy.
 #include "kernels/harness/backend.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::kernels {
 

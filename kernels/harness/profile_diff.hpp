@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "model/cost/calibration_profile.hpp"
+#include "sim/cost/calibration_profile.hpp"
 
 namespace k3::kernels {
 

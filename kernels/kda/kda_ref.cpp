@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::kernels {
 

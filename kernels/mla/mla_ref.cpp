@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::kernels {
 

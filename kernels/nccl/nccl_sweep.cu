@@ -27,7 +27,7 @@ void check(bool ok, const char* what, const char* detail) {
 #define CUDA_OK(x) do { cudaError_t e_ = (x); check(e_ == cudaSuccess, #x, cudaGetErrorString(e_)); } while (0)
 #define NCCL_OK(x) do { ncclResult_t r_ = (x); check(r_ == ncclSuccess, #x, ncclGetErrorString(r_)); } while (0)
 
-using k3::kernels::Collective;
+using Collective = k3::net::CollectiveOp;
 
 void run(Collective c, std::size_t bytes, int ranks, ncclComm_t comm, cudaStream_t stream, float* send, float* recv,
          int iters, int rank) {
@@ -35,10 +35,10 @@ void run(Collective c, std::size_t bytes, int ranks, ncclComm_t comm, cudaStream
   const std::size_t per_rank = count / static_cast<std::size_t>(ranks);
   auto launch = [&] {
     switch (c) {
-      case Collective::kAllReduce: NCCL_OK(ncclAllReduce(send, recv, count, ncclFloat, ncclSum, comm, stream)); break;
-      case Collective::kReduceScatter: NCCL_OK(ncclReduceScatter(send, recv, per_rank, ncclFloat, ncclSum, comm, stream)); break;
-      case Collective::kAllGather: NCCL_OK(ncclAllGather(send, recv, per_rank, ncclFloat, comm, stream)); break;
-      case Collective::kAllToAll:
+      case Collective::allreduce: NCCL_OK(ncclAllReduce(send, recv, count, ncclFloat, ncclSum, comm, stream)); break;
+      case Collective::reducescatter: NCCL_OK(ncclReduceScatter(send, recv, per_rank, ncclFloat, ncclSum, comm, stream)); break;
+      case Collective::allgather: NCCL_OK(ncclAllGather(send, recv, per_rank, ncclFloat, comm, stream)); break;
+      case Collective::alltoall:
         NCCL_OK(ncclGroupStart());
         for (int peer = 0; peer < ranks; ++peer) {
           NCCL_OK(ncclSend(send + peer * per_rank, per_rank, ncclFloat, peer, comm, stream));
@@ -70,12 +70,14 @@ void run(Collective c, std::size_t bytes, int ranks, ncclComm_t comm, cudaStream
   cudaEventDestroy(stop);
   const auto t = k3::kernels::summarize(samples);
   const double algbw = static_cast<double>(per_rank * ranks * sizeof(float)) / t.median_s;
-  const double busbw = algbw * k3::kernels::bus_bandwidth_factor(c, static_cast<std::size_t>(ranks));
+  const double busbw = algbw * k3::net::busbw_factor(c, static_cast<std::size_t>(ranks));
   if (rank == 0) {
-    std::printf("{\"op\": \"%s\", \"ranks\": %d, \"bytes\": %zu, \"median_s\": %.9g, \"p10_s\": %.9g, \"p90_s\": %.9g, "
-                "\"algbw_bytes_per_s\": %.9g, \"busbw_bytes_per_s\": %.9g}\n",
-                std::string(k3::kernels::collective_name(c)).c_str(), ranks, per_rank * ranks * sizeof(float),
-                t.median_s, t.p10_s, t.p90_s, algbw, busbw);
+    // The columns and units of `k3sim collective --json` (bytes, time_s, algbw_gbps, busbw_gbps; GB = 1e9 B),
+    // with the measurement's spread.
+    std::printf("{\"op\": \"%s\", \"ranks\": %d, \"bytes\": %zu, \"time_s\": %.9g, \"p10_s\": %.9g, \"p90_s\": %.9g, "
+                "\"algbw_gbps\": %.9g, \"busbw_gbps\": %.9g}\n",
+                std::string(k3::kernels::nccl_tests_name(c)).c_str(), ranks, per_rank * ranks * sizeof(float),
+                t.median_s, t.p10_s, t.p90_s, algbw / 1e9, busbw / 1e9);
   }
 }
 
@@ -112,7 +114,7 @@ int main(int argc, char** argv) {
   CUDA_OK(cudaMalloc(&recv, max_bytes));
   CUDA_OK(cudaMemset(send, 0, max_bytes));
   const std::size_t granule = sizeof(float) * static_cast<std::size_t>(ranks);
-  for (Collective c : {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather, Collective::kAllToAll}) {
+  for (Collective c : {Collective::allreduce, Collective::reducescatter, Collective::allgather, Collective::alltoall}) {
     for (std::size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
       run(c, std::max(granule, bytes / granule * granule), ranks, comm, stream, send, recv, iters, rank);
     }

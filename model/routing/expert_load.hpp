@@ -5,7 +5,7 @@
 // total routed tokens (tokens x k) by the share to get each GPU's expert GEMM rows, so the slowest GPU sets
 // the layer's expert time: time ~ max_over_mean(layer) x the balanced time.
 //
-// Two sources: uniform (ideal balance), or a balancer state (model/routing/balancer_state.hpp) mapped onto
+// Two sources: uniform (ideal balance), or a balancer state (model/balancing/balancer_state.hpp) mapped onto
 // GPUs by the placement.
 // JSON form: {"layers": L, "gpus": G, "source": "...", "gpu_share": [[...G values...], ... L rows]}.
 #include <nlohmann/json.hpp>

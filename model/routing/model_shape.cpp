@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::routing {
 

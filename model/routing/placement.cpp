@@ -5,14 +5,18 @@
 #include <algorithm>
 #include <numeric>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::routing {
 
-void validate(const PlacementSpec& spec, int experts, const char* source) {
-  if (spec.gpus < 1 || experts % spec.gpus != 0)
-    throw core::InputError({source, "ep", 0}, fmt::format("EP {} does not divide {} experts", spec.gpus, experts),
+void check_ep_divides_experts(int ep, int experts, const core::InputLocation& where) {
+  if (ep < 1 || experts % ep != 0)
+    throw core::InputError(where, fmt::format("EP {} does not divide the {} routed experts", ep, experts),
                            "an EP size that divides the number of routed experts");
+}
+
+void validate(const PlacementSpec& spec, int experts, const char* source) {
+  check_ep_divides_experts(spec.gpus, experts, {source, "ep", 0});
   if (spec.gpus_per_node < 1 || spec.gpus % spec.gpus_per_node != 0)
     throw core::InputError({source, "gpus-per-node", 0},
                            fmt::format("{} GPUs per node do not divide EP {}", spec.gpus_per_node, spec.gpus),

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
+
 namespace k3::routing {
 
 enum class PlacementKind { contiguous, strided };
@@ -20,6 +22,9 @@ struct PlacementSpec {
 };
 
 // Throws InputError when G does not divide n, gpus_per_node does not divide G, or R > n.
+// The one rule of expert parallelism that every layout check shares: each of the `ep` ranks of an EP group
+// holds the same number of routed experts. InputError at `where` otherwise.
+void check_ep_divides_experts(int ep, int experts, const core::InputLocation& where);
 void validate(const PlacementSpec& spec, int experts, const char* source);
 PlacementKind parse_placement_kind(const std::string& text, const char* flag);
 

@@ -3,7 +3,7 @@
 // full ModelSpec onto this; the routing library never needs more.
 #include <string>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::routing {
 

@@ -7,7 +7,7 @@
 #include <limits>
 #include <numeric>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::routing {
 

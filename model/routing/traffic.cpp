@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::routing {
 

@@ -18,7 +18,7 @@
 
 #include "model/routing/placement.hpp"
 #include "model/routing/topk_selection.hpp"
-#include "sim/core/units.hpp"
+#include "core/units.hpp"
 
 namespace k3::routing {
 

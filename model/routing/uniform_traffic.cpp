@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "sim/core/error.hpp"
-#include "sim/core/rng.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
 
 namespace k3::routing {
 

@@ -7,11 +7,11 @@
 #include <numeric>
 
 #include "reports/text.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::reports {
 
-nlohmann::json balance_json(std::span<const routing::BalanceRun> runs) {
+nlohmann::json balance_json(std::span<const balancing::BalanceRun> runs) {
   nlohmann::json out;
   out["runs"] = nlohmann::json::array();
   for (const auto& r : runs) {
@@ -41,10 +41,10 @@ nlohmann::json balance_json(std::span<const routing::BalanceRun> runs) {
 
 namespace {
 
-std::string run_name(const routing::BalanceRun& r) { return r.model + " \u00b7 " + r.balancer; }
+std::string run_name(const balancing::BalanceRun& r) { return r.model + " \u00b7 " + r.balancer; }
 
-LineChart per_step_chart(std::span<const routing::BalanceRun> runs, const std::string& title, const Axis& y,
-                         const std::function<double(const routing::BalanceStep&)>& value) {
+LineChart per_step_chart(std::span<const balancing::BalanceRun> runs, const std::string& title, const Axis& y,
+                         const std::function<double(const balancing::BalanceStep&)>& value) {
   LineChart c;
   c.title = title;
   c.x_axis = {"Step", "", false};
@@ -62,7 +62,7 @@ LineChart per_step_chart(std::span<const routing::BalanceRun> runs, const std::s
 
 }  // namespace
 
-void add_balance_section(Report& report, std::span<const routing::BalanceRun> runs) {
+void add_balance_section(Report& report, std::span<const balancing::BalanceRun> runs) {
   K3SIM_ASSERT(!runs.empty(), "balance section needs at least one run");
   Section& s = report.add_section("balance", "Load balancing: router bias convergence");
   s.paragraph(
@@ -87,7 +87,7 @@ void add_balance_section(Report& report, std::span<const routing::BalanceRun> ru
   s.table(t);
 
   LineChart maxvio = per_step_chart(runs, "MaxVio per step", {"MaxVio", "ratio", true},
-                                    [](const routing::BalanceStep& st) { return st.max_vio; });
+                                    [](const balancing::BalanceStep& st) { return st.max_vio; });
   std::vector<std::string> floors_drawn;
   for (const auto& r : runs) {
     if (std::find(floors_drawn.begin(), floors_drawn.end(), r.model) != floors_drawn.end()) continue;
@@ -96,7 +96,7 @@ void add_balance_section(Report& report, std::span<const routing::BalanceRun> ru
   }
   s.chart(line_chart(maxvio), "Log scale. Dashed lines: the noise floor of each model's batch.");
   s.chart(line_chart(per_step_chart(runs, "Hottest GPU of the EP group", {"Tokens per GPU, max / mean", "ratio", false},
-                                    [](const routing::BalanceStep& st) { return st.gpu_max_over_mean; })),
+                                    [](const balancing::BalanceStep& st) { return st.gpu_max_over_mean; })),
           "What imbalance costs: the step waits for the GPU with the most tokens.");
 
   LineChart load;
@@ -119,7 +119,7 @@ void add_balance_section(Report& report, std::span<const routing::BalanceRun> ru
   if (!load.series.empty()) s.chart(line_chart(load), "A flat line at 1 is perfect balance.");
 }
 
-void write_balance_report(const std::string& path, std::span<const routing::BalanceRun> runs, RunInfo info) {
+void write_balance_report(const std::string& path, std::span<const balancing::BalanceRun> runs, RunInfo info) {
   K3SIM_ASSERT(!runs.empty(), "balance report needs at least one run");
   std::vector<std::string> models, balancers;
   for (const auto& r : runs) {

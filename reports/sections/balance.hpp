@@ -12,20 +12,20 @@
 
 #include <span>
 
-#include "model/routing/balance_experiment.hpp"
+#include "model/balancing/balance_experiment.hpp"
 #include "reports/report.hpp"
 
 namespace k3::reports {
 
-nlohmann::json balance_json(std::span<const routing::BalanceRun> runs);
+nlohmann::json balance_json(std::span<const balancing::BalanceRun> runs);
 
 // Adds section "balance": summary table, MaxVio per step (log axis) with each model's noise floor, tokens
 // per GPU max/mean per step, and the sorted load per expert of the last batch.
-void add_balance_section(Report& report, std::span<const routing::BalanceRun> runs);
+void add_balance_section(Report& report, std::span<const balancing::BalanceRun> runs);
 
 // `k3sim balance --report path`: summary cards, the balance section and the run as made. The assumptions
 // behind the runs (model shapes, sign-SGD step, histogram bins) are appended to `info.assumptions`.
 // Throws core::InputError naming --report when the file cannot be written.
-void write_balance_report(const std::string& path, std::span<const routing::BalanceRun> runs, RunInfo info);
+void write_balance_report(const std::string& path, std::span<const balancing::BalanceRun> runs, RunInfo info);
 
 }  // namespace k3::reports

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "reports/text.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::reports {
 
@@ -192,7 +192,7 @@ std::vector<Card> step_cards(const nlohmann::json& step, const std::string& k) {
   return cards;
 }
 
-void add_step_section(Report& report, const nlohmann::json& step, std::span<const plan::TraceSpan> trace,
+void add_step_section(Report& report, const nlohmann::json& step, std::span<const train::TraceSpan> trace,
                       const std::string& key_prefix) {
   add_breakdown(report, step, key_prefix);
   if (!trace.empty()) {

@@ -1,6 +1,6 @@
 #pragma once
 // The report of one simulated training step (`k3sim run --report`) and of several side by side
-// (`k3sim compare`), drawn from the step's JSON (plan::step_to_json, the --json contract), so the report
+// (`k3sim compare`), drawn from the step's JSON (results::step_to_json, the --json contract), so the report
 // and --json cannot disagree: every card and table number carries the JSON pointer it came from.
 //
 // The timeline is the one thing not in the JSON: it comes from StepResult::trace (a plain struct).
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "reports/report.hpp"
-#include "sim/plan/step_result.hpp"
+#include "sim/train/step_result.hpp"
 
 namespace k3::reports {
 
@@ -28,7 +28,7 @@ inline constexpr std::size_t kMaxGanttMarksPerTrack = 600;
 std::vector<Card> step_cards(const nlohmann::json& step, const std::string& key_prefix = "");
 
 // Sections "breakdown", "timeline" (when `trace` is not empty), "memory" and "links" for one step.
-void add_step_section(Report& report, const nlohmann::json& step, std::span<const plan::TraceSpan> trace = {},
+void add_step_section(Report& report, const nlohmann::json& step, std::span<const train::TraceSpan> trace = {},
                       const std::string& key_prefix = "");
 
 // Section "comparison": one table row per variant (keyed when key_prefixes is given: key_prefixes[i] is
@@ -40,16 +40,16 @@ void add_step_comparison_section(Report& report, const std::vector<nlohmann::jso
                                  const std::vector<std::string>& key_prefixes = {});
 
 // The pipeline timeline as a Gantt chart, thinned as described above (exposed for tests).
-GanttChart step_gantt(std::span<const plan::TraceSpan> trace);
+GanttChart step_gantt(std::span<const train::TraceSpan> trace);
 
 // StepResult::assumptions are sentences "what: source" (first colon) or "topic: what (source)"; split for the
 // assumption table (a short "topic: " head becomes the name, the rest the value).
 Assumption split_assumption(const std::string& text);
 
 // `k3sim run --report path`: cards, the step sections and the scenario as run (YAML, version, seed,
-// assumptions). `step` must be plan::step_to_json(result). Throws core::InputError naming --report when
+// assumptions). `step` must be results::step_to_json(result). Throws core::InputError naming --report when
 // the file cannot be written.
-void write_step_report(const std::string& path, const plan::StepResult& result, const nlohmann::json& step,
+void write_step_report(const std::string& path, const train::StepResult& result, const nlohmann::json& step,
                        const std::string& command);
 
 }  // namespace k3::reports

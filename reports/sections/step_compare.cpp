@@ -5,7 +5,7 @@
 
 #include "reports/sections/step.hpp"
 #include "reports/text.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::reports {
 

@@ -7,7 +7,7 @@
 
 #include "reports/sections/step.hpp"
 #include "reports/text.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::reports {
 
@@ -30,7 +30,7 @@ std::set<int> kept_ranks(const std::set<int>& ranks) {
 }
 
 // Merges neighbouring same-kind spans whose gap is below `gap_s`; labels count the passes merged.
-std::vector<GanttInterval> merge(std::vector<const plan::TraceSpan*> spans, int track, double gap_s, double scale) {
+std::vector<GanttInterval> merge(std::vector<const train::TraceSpan*> spans, int track, double gap_s, double scale) {
   std::sort(spans.begin(), spans.end(), [](auto* a, auto* b) { return a->start_s < b->start_s; });
   std::vector<GanttInterval> out;
   int count = 0;
@@ -51,7 +51,7 @@ std::vector<GanttInterval> merge(std::vector<const plan::TraceSpan*> spans, int 
 
 // When alternating kinds (1F1B's F, B, F, B) leave too many bars: one bar per time bin of end_s / (budget - 1),
 // coloured by the kind that fills most of it, its tooltip counting the passes of each kind inside.
-std::vector<GanttInterval> bin(std::vector<const plan::TraceSpan*> spans, int track, double end_s, double scale) {
+std::vector<GanttInterval> bin(std::vector<const train::TraceSpan*> spans, int track, double end_s, double scale) {
   std::sort(spans.begin(), spans.end(), [](auto* a, auto* b) { return a->start_s < b->start_s; });
   const double width = end_s / static_cast<double>(kMaxGanttMarksPerTrack - 1);  // span starts < end_s: bins 0..budget-1
   std::vector<GanttInterval> out;
@@ -79,7 +79,7 @@ std::vector<GanttInterval> bin(std::vector<const plan::TraceSpan*> spans, int tr
 
 }  // namespace
 
-GanttChart step_gantt(std::span<const plan::TraceSpan> trace) {
+GanttChart step_gantt(std::span<const train::TraceSpan> trace) {
   K3SIM_ASSERT(!trace.empty(), "a step timeline needs a trace");
   std::set<int> compute_ranks;
   double end_s = 0;
@@ -88,7 +88,7 @@ GanttChart step_gantt(std::span<const plan::TraceSpan> trace) {
     end_s = std::max(end_s, s.end_s);
   }
   const std::set<int> ranks = kept_ranks(compute_ranks);
-  std::map<Track, std::vector<const plan::TraceSpan*>> by_track;
+  std::map<Track, std::vector<const train::TraceSpan*>> by_track;
   for (const auto& s : trace) {
     const bool dp = s.track == "dp";
     if (dp || ranks.count(s.rank)) by_track[{s.rank, dp}].push_back(&s);
@@ -136,7 +136,7 @@ Assumption split_assumption(const std::string& text) {
   return {what, "", source};
 }
 
-void write_step_report(const std::string& path, const plan::StepResult& r, const nlohmann::json& step,
+void write_step_report(const std::string& path, const train::StepResult& r, const nlohmann::json& step,
                        const std::string& command) {
   Report report(fmt::format("Training step: {}", r.scenario),
                 fmt::format("{} on {} ({} GPUs), {} network model, seed {}.", r.model, r.topology, r.gpus,

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "reports/text.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::reports {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::engine {
 

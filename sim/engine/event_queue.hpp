@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/core/units.hpp"
+#include "core/units.hpp"
 #include "sim/engine/callback.hpp"
 
 namespace k3::engine {

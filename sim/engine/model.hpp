@@ -2,7 +2,7 @@
 // The narrow interface between the event loop and a model that keeps its own notion of pending work
 // (a network that re-solves rates, a compute stream). Like SimGrid's models: the loop asks every model
 // when its next event is, advances time to the earliest one, and lets the due models catch up.
-#include "sim/core/units.hpp"
+#include "core/units.hpp"
 
 namespace k3::engine {
 

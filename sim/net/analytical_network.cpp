@@ -4,7 +4,7 @@
 #include <limits>
 #include <utility>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::net {
 
@@ -72,6 +72,10 @@ Bytes AnalyticalNetwork::link_bytes(NetLinkId link) const {
     total += span > 0 ? f.size * std::min(1.0, (now - f.transfer_start).seconds() / span) : f.size;
   }
   return total;
+}
+
+std::unique_ptr<NetworkModel> make_analytical_network(engine::Simulator& sim, std::vector<NetLink> links) {
+  return std::make_unique<AnalyticalNetwork>(sim, std::move(links));
 }
 
 }  // namespace k3::net

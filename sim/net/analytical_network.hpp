@@ -3,6 +3,7 @@
 // smallest capacity on its path (beta). Collectives expanded into flows on this model reproduce the
 // textbook alpha-beta formulas (ring all-reduce = 2(n-1) alpha + 2(n-1)/n S/B). Cheap: no solver, one
 // heap entry per flow. Agrees with FlowNetwork whenever no two flows share a link at the same time.
+#include <memory>
 #include <vector>
 
 #include "sim/net/network_model.hpp"
@@ -41,5 +42,8 @@ class AnalyticalNetwork final : public NetworkModel {
   std::vector<std::uint64_t> running_;  // flows not yet done (and some done ones), for link_bytes
   std::size_t finished_in_running_ = 0;
 };
+
+// Registered in network_registry.cpp.
+std::unique_ptr<NetworkModel> make_analytical_network(engine::Simulator& sim, std::vector<NetLink> links);
 
 }  // namespace k3::net

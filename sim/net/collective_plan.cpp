@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::net {
 

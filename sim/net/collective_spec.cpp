@@ -13,12 +13,23 @@ std::string_view to_string(CollectiveOp op) {
   return "?";
 }
 
+namespace {
+constexpr CollectiveAlgorithmEntry kAlgorithms[] = {
+    {"ring", "ring over the ranks in order: all-reduce, reduce-scatter, all-gather (NCCL's ring)",
+     CollectiveAlgorithm::ring},
+    {"hierarchical", "all-reduce as reduce-scatter in each node, all-reduce across nodes, all-gather in each node",
+     CollectiveAlgorithm::hierarchical},
+    {"flat", "all-to-all as one direct transfer between every pair of ranks", CollectiveAlgorithm::flat},
+    {"deepep", "all-to-all as DeepEP's normal kernels: one deduplicated RDMA copy per node, then NVLink forwarding",
+     CollectiveAlgorithm::deepep},
+};
+}  // namespace
+
+std::span<const CollectiveAlgorithmEntry> collective_algorithms() { return kAlgorithms; }
+
 std::string_view to_string(CollectiveAlgorithm algorithm) {
-  switch (algorithm) {
-    case CollectiveAlgorithm::ring: return "ring";
-    case CollectiveAlgorithm::hierarchical: return "hierarchical";
-    case CollectiveAlgorithm::flat: return "flat";
-    case CollectiveAlgorithm::deepep: return "deepep";
+  for (const auto& e : kAlgorithms) {
+    if (e.algorithm == algorithm) return e.name;
   }
   return "?";
 }
@@ -32,24 +43,10 @@ std::optional<CollectiveOp> parse_collective_op(std::string_view text) {
 }
 
 std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view text) {
-  for (auto a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::flat,
-                 CollectiveAlgorithm::deepep}) {
-    if (to_string(a) == text) return a;
+  for (const auto& e : kAlgorithms) {
+    if (e.name == text) return e.algorithm;
   }
   return std::nullopt;
-}
-
-double busbw_factor(CollectiveOp op, std::size_t ranks) {
-  const double n = static_cast<double>(ranks);
-  if (ranks == 0) return 0.0;
-  switch (op) {
-    case CollectiveOp::allreduce: return 2.0 * (n - 1.0) / n;
-    case CollectiveOp::reducescatter:
-    case CollectiveOp::allgather:
-    case CollectiveOp::alltoall: return (n - 1.0) / n;
-    case CollectiveOp::sendrecv: return 1.0;
-  }
-  return 1.0;
 }
 
 }  // namespace k3::net

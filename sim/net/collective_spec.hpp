@@ -4,21 +4,31 @@
 // busbw = algbw x a factor that makes busbw comparable to link bandwidth across rank counts.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
-#include "sim/core/units.hpp"
+#include "core/units.hpp"
+#include "sim/net/bus_bandwidth.hpp"
 #include "topologies/topology.hpp"
 
 namespace k3::net {
 
-enum class CollectiveOp : std::uint8_t { allreduce, reducescatter, allgather, alltoall, sendrecv };
 enum class CollectiveAlgorithm : std::uint8_t { ring, hierarchical, flat, deepep };
 
 std::string_view to_string(CollectiveOp op);
 std::string_view to_string(CollectiveAlgorithm algorithm);
 std::optional<CollectiveOp> parse_collective_op(std::string_view text);
 std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view text);
+
+// The algorithms, registered by name with a one-line description (`k3sim list collectives`,
+// `k3sim collective --algorithm`); collective_plan.cpp expands each into transfers.
+struct CollectiveAlgorithmEntry {
+  std::string_view name;
+  std::string_view description;
+  CollectiveAlgorithm algorithm;
+};
+std::span<const CollectiveAlgorithmEntry> collective_algorithms();
 
 // `bytes` is the nccl-tests size: all-reduce, the buffer each rank reduces; reduce-scatter, each rank's
 // input (it keeps bytes / n); all-gather, each rank's output (it contributes bytes / n); all-to-all, each
@@ -42,7 +52,6 @@ struct CollectiveSpec {
 
 // nccl-tests bus bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for reduce-scatter, all-gather and
 // all-to-all, 1 for send/recv.
-double busbw_factor(CollectiveOp op, std::size_t ranks);
 
 struct CollectiveResult {
   CollectiveOp op = CollectiveOp::allreduce;

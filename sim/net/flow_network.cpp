@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::net {
 
@@ -138,6 +138,10 @@ Bytes FlowNetwork::link_bytes(NetLinkId link) const {
     total += f.size - remaining;
   });
   return total;
+}
+
+std::unique_ptr<NetworkModel> make_flow_network(engine::Simulator& sim, std::vector<NetLink> links) {
+  return std::make_unique<FlowNetwork>(sim, std::move(links));
 }
 
 }  // namespace k3::net

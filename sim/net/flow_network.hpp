@@ -4,6 +4,7 @@
 // of the change. All flows that start or finish at one instant are settled by a single solve.
 #include <boost/heap/d_ary_heap.hpp>
 
+#include <memory>
 #include <vector>
 
 #include "sim/net/maxmin.hpp"
@@ -67,5 +68,8 @@ class FlowNetwork final : public NetworkModel {
   std::vector<std::uint64_t> finished_now_;
   std::uint64_t solves_ = 0;
 };
+
+// Registered in network_registry.cpp.
+std::unique_ptr<NetworkModel> make_flow_network(engine::Simulator& sim, std::vector<NetLink> links);
 
 }  // namespace k3::net

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::net {
 

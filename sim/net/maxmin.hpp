@@ -13,7 +13,7 @@
 #include <span>
 #include <vector>
 
-#include "sim/core/units.hpp"
+#include "core/units.hpp"
 
 namespace k3::net {
 

@@ -2,20 +2,10 @@
 
 #include <string>
 
-#include "sim/core/error.hpp"
-#include "sim/net/analytical_network.hpp"
+#include "core/error.hpp"
 #include "sim/net/collective_engine.hpp"
-#include "sim/net/flow_network.hpp"
 
 namespace k3::net {
-
-std::string_view to_string(NetworkKind kind) { return kind == NetworkKind::flow ? "flow" : "analytical"; }
-
-std::optional<NetworkKind> parse_network_kind(std::string_view text) {
-  if (text == "flow") return NetworkKind::flow;
-  if (text == "analytical") return NetworkKind::analytical;
-  return std::nullopt;
-}
 
 void LinkEfficiency::set(topo::LinkClass c, double efficiency) {
   if (!(efficiency > 0 && efficiency <= 1))
@@ -32,27 +22,21 @@ std::vector<NetLink> make_net_links(const topo::Topology& topology, const LinkEf
   return links;
 }
 
-std::unique_ptr<NetworkModel> make_network(NetworkKind kind, engine::Simulator& sim, const topo::Topology& topology,
-                                           const LinkEfficiency& efficiency) {
-  auto links = make_net_links(topology, efficiency);
-  std::unique_ptr<NetworkModel> model;
-  if (kind == NetworkKind::flow) {
-    model = std::make_unique<FlowNetwork>(sim, std::move(links));
-  } else {
-    model = std::make_unique<AnalyticalNetwork>(sim, std::move(links));
-  }
-  sim.add_model(*model);
-  return model;
+std::unique_ptr<NetworkModel> make_network(const NetworkModelEntry& model, engine::Simulator& sim,
+                                           const topo::Topology& topology, const LinkEfficiency& efficiency) {
+  auto network = model.make(sim, make_net_links(topology, efficiency));
+  sim.add_model(*network);
+  return network;
 }
 
 }  // namespace k3::net
 
 namespace k3::net {
 
-CollectiveResult simulate_collective(const topo::Topology& topology, const CollectiveSpec& spec, NetworkKind kind,
-                                     const LinkEfficiency& efficiency) {
+CollectiveResult simulate_collective(const topo::Topology& topology, const CollectiveSpec& spec,
+                                     const NetworkModelEntry& model, const LinkEfficiency& efficiency) {
   engine::Simulator sim;
-  auto network = make_network(kind, sim, topology, efficiency);
+  auto network = make_network(model, sim, topology, efficiency);
   CollectiveEngine collectives(sim, *network, topology);
   CollectiveResult result;
   bool done = false;

@@ -10,13 +10,10 @@
 
 #include "sim/engine/simulator.hpp"
 #include "sim/net/network_model.hpp"
+#include "sim/net/network_registry.hpp"
 #include "topologies/topology.hpp"
 
 namespace k3::net {
-
-enum class NetworkKind : std::uint8_t { flow, analytical };
-std::string_view to_string(NetworkKind kind);
-std::optional<NetworkKind> parse_network_kind(std::string_view text);
 
 // Fraction of line rate usable by payload, per topologies LinkClass; 1.0 everywhere by default.
 struct LinkEfficiency {
@@ -26,7 +23,7 @@ struct LinkEfficiency {
 };
 
 std::vector<NetLink> make_net_links(const topo::Topology& topology, const LinkEfficiency& efficiency = {});
-std::unique_ptr<NetworkModel> make_network(NetworkKind kind, engine::Simulator& sim, const topo::Topology& topology,
+std::unique_ptr<NetworkModel> make_network(const NetworkModelEntry& model, engine::Simulator& sim, const topo::Topology& topology,
                                            const LinkEfficiency& efficiency = {});
 
 }  // namespace k3::net
@@ -36,7 +33,8 @@ std::unique_ptr<NetworkModel> make_network(NetworkKind kind, engine::Simulator& 
 namespace k3::net {
 
 // One collective alone on an idle network, in a fresh Simulator: what `k3sim collective` prints per size.
-CollectiveResult simulate_collective(const topo::Topology& topology, const CollectiveSpec& spec, NetworkKind kind,
+CollectiveResult simulate_collective(const topo::Topology& topology, const CollectiveSpec& spec,
+                                     const NetworkModelEntry& model,
                                      const LinkEfficiency& efficiency = {});
 
 }  // namespace k3::net

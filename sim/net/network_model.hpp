@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/core/units.hpp"
+#include "core/units.hpp"
 #include "sim/engine/model.hpp"
 #include "sim/engine/simulator.hpp"
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "sim/core/quantity.hpp"
+#include "core/quantity.hpp"
 
 using k3::core::parse_quantity;
 using k3::core::parse_quantity_list;

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "sim/core/rng.hpp"
+#include "core/rng.hpp"
 
 TEST(Rng, SameSeedSameSequence) {
   k3::core::Rng a(42), b(42), c(43);

@@ -1,11 +1,11 @@
-#include "sim/core/text_file.hpp"
+#include "core/text_file.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <string>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::core {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "sim/core/units.hpp"
+#include "core/units.hpp"
 
 using k3::core::SimTime;
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "sim/core/yaml_input.hpp"
+#include "core/yaml_input.hpp"
 
 using k3::core::InputError;
 using k3::core::YamlValue;

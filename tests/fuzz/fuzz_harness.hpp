@@ -8,9 +8,9 @@
 #include <string>
 
 #include "model/hf_config.hpp"
-#include "sim/core/error.hpp"
-#include "sim/core/yaml_input.hpp"
-#include "sim/plan/scenario.hpp"
+#include "core/error.hpp"
+#include "core/yaml_input.hpp"
+#include "sim/input/scenario.hpp"
 #include "topologies/load.hpp"
 
 namespace k3::fuzz {
@@ -24,7 +24,7 @@ inline std::string as_text(const std::uint8_t* data, std::size_t size) {
 }
 
 inline void load_scenario_bytes(const std::uint8_t* data, std::size_t size) {
-  (void)plan::parse_scenario(as_text(data, size), "fuzz.yaml");
+  (void)input::parse_scenario(as_text(data, size), "fuzz.yaml");
 }
 
 inline void load_topology_bytes(const std::uint8_t* data, std::size_t size) {

@@ -1,6 +1,6 @@
 // Replays the fuzz corpus through the loaders as the libFuzzer targets call them (tests/fuzz/fuzz_harness.hpp):
 // shipped files must load, and every seed, broken variant and past finding (regressions/<loader>/) must give
-// a value or core::InputError naming the input, never another exception or a crash.
+// a value or k3::core::InputError naming the input, never another exception or a crash.
 #include <gtest/gtest.h>
 
 #include <algorithm>

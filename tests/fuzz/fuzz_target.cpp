@@ -1,4 +1,4 @@
-// libFuzzer target: every input must give a value or core::InputError; anything else aborts (a finding).
+// libFuzzer target: every input must give a value or k3::core::InputError; anything else aborts (a finding).
 // Built once per loader (tests/fuzz/CMakeLists.txt): K3SIM_FUZZ_LOADER names the fuzz_harness.hpp function,
 // K3SIM_FUZZ_NAME the program.
 #include <cstdio>

@@ -1,10 +1,10 @@
-// Up-front size limit of a step simulation (sim/plan/size_limits.hpp): clusters up to 100,000 GPUs are
+// Up-front size limit of a step simulation (sim/input/size_limits.hpp): clusters up to 100,000 GPUs are
 // estimated within the limits (16 GiB, 600 s) and simulated; larger ones are refused before the topology
 // is built, with the estimate and the limit in the message.
 #include <gtest/gtest.h>
 
-#include "sim/core/error.hpp"
-#include "sim/plan/size_limits.hpp"
+#include "core/error.hpp"
+#include "sim/input/size_limits.hpp"
 #include "tests/support/run_k3sim.hpp"
 
 namespace {
@@ -14,28 +14,28 @@ using namespace k3;
 TEST(SizeLimits, EstimateGrowsWithTheSquareOfTheGpuCount) {
   // analytical: 100e6 B + 1.3 B x 98,304^2 = 100e6 + 12.563e9 = 12.663e9 B;
   //             20 s + 1.6e-8 s x 98,304^2 = 20 + 154.6 = 174.6 s (measured: 12.2 GB, 168.7 s).
-  const auto e = plan::estimate_step_size(98304, plan::NetworkModelKind::analytical);
+  const auto e = input::estimate_step_size(98304, net::network_model("analytical", {}));
   EXPECT_NEAR(e.memory_bytes, 12.663e9, 0.001e9);
   EXPECT_NEAR(e.seconds, 174.6, 0.1);
 }
 
 TEST(SizeLimits, HundredThousandGpusAreWithinTheLimits) {
-  plan::Scenario sc;
+  input::Scenario sc;
   sc.source = "s.yaml";
-  sc.network = plan::NetworkModelKind::analytical;
+  sc.network = &net::network_model("analytical", {});
   // 1.3 x 1e10 + 1e8 = 13.1e9 B < 16 GiB = 17.18e9 B; 20 + 160 = 180 s < 600 s.
-  EXPECT_NO_THROW(plan::check_size_limits(sc, 100000));
+  EXPECT_NO_THROW(input::check_size_limits(sc, 100000));
 }
 
 TEST(SizeLimits, LargerClustersAreRefusedWithTheEstimate) {
-  plan::Scenario sc;
+  input::Scenario sc;
   sc.source = "s.yaml";
   sc.nodes = 16384;
-  sc.network = plan::NetworkModelKind::analytical;
+  sc.network = &net::network_model("analytical", {});
   // 131,072 GPUs: 1.3 x 131072^2 + 1e8 = 22.43e9 B = 20.9 GiB > 16 GiB. The largest count within 16 GiB:
   // sqrt((17.18e9 - 1e8) / 1.3) = 114,622 GPUs (time allows sqrt(580 / 1.6e-8) = 190,394).
   try {
-    plan::check_size_limits(sc, 131072);
+    input::check_size_limits(sc, 131072);
     FAIL() << "131,072 GPUs accepted";
   } catch (const core::InputError& e) {
     EXPECT_EQ(e.where().key, "cluster.nodes");

@@ -1,6 +1,6 @@
 // Property test: 240 random small scenarios (at least 200 simulated) (tiny DeepSeek-V3-style or dense models from config.json text,
 // tiny custom clusters, random layouts, schedules, network models and all-to-all algorithms) through
-// plan::simulate_step. Each must either simulate or throw core::InputError; the engine's own invariants
+// train::simulate_step. Each must either simulate or throw core::InputError; the engine's own invariants
 // (time never goes back, max-min rates within capacity, every flow and collective completes, bytes sent
 // equal bytes received) are asserted inside the simulator (InternalError) in every build, the capacity
 // check in debug and sanitizer builds. On a result:
@@ -15,10 +15,10 @@
 #include <string>
 
 #include "model/hf_config.hpp"
-#include "sim/core/rng.hpp"
-#include "sim/plan/scenario.hpp"
-#include "sim/plan/step_output.hpp"
-#include "sim/plan/step_simulator.hpp"
+#include "core/rng.hpp"
+#include "sim/input/scenario.hpp"
+#include "results/step_output.hpp"
+#include "sim/train/step_simulator.hpp"
 #include "topologies/load.hpp"
 
 namespace {
@@ -104,11 +104,11 @@ Case random_case(core::Rng& rng, int index) {
   return c;
 }
 
-plan::StepResult simulate(const Case& c) {
+train::StepResult simulate(const Case& c) {
   const auto spec = model::load_hf_config_string(c.model_json, "config.json");
   const auto topology = topo::build_cluster(topo::parse_cluster_spec(core::YamlValue::parse_string(c.topology_yaml, "topology.yaml")));
-  const auto scenario = plan::parse_scenario(c.scenario_yaml, "scenario.yaml");
-  return plan::simulate_step(scenario, spec, topology, nullptr);
+  const auto scenario = input::parse_scenario(c.scenario_yaml, "scenario.yaml");
+  return train::simulate_step(scenario, spec, topology, nullptr);
 }
 
 TEST(StepProperties, RandomSmallScenariosRunOrRefuseAndKeepInvariants) {
@@ -119,7 +119,7 @@ TEST(StepProperties, RandomSmallScenariosRunOrRefuseAndKeepInvariants) {
   for (int i = 0; i < kCases; ++i) {
     const Case c = random_case(rng, i);
     SCOPED_TRACE(c.scenario_yaml + c.topology_yaml);
-    plan::StepResult r;
+    train::StepResult r;
     try {
       r = simulate(c);
     } catch (const core::InputError& e) {
@@ -148,7 +148,7 @@ TEST(StepProperties, RandomSmallScenariosRunOrRefuseAndKeepInvariants) {
     EXPECT_LE(r.step_time_s, serialised * (1 + 1e-9));
     // Same scenario, same seed: the identical result, down to the JSON text.
     if (i % 8 == 0) {
-      EXPECT_EQ(plan::step_to_json(simulate(c)).dump(), plan::step_to_json(r).dump());
+      EXPECT_EQ(results::step_to_json(simulate(c)).dump(), results::step_to_json(r).dump());
     }
   }
   // A property test that refuses everything checks nothing: the generator builds layouts that fit, so at

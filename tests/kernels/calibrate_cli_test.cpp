@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "model/cost/calibration_profile.hpp"
+#include "sim/cost/calibration_profile.hpp"
 #include "tests/support/run_k3sim.hpp"
 
 using k3::test::run_k3sim;

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
-#include "model/cost/calibration_profile.hpp"
-#include "sim/core/error.hpp"
+#include "sim/cost/calibration_profile.hpp"
+#include "core/error.hpp"
 
 using k3::core::InputError;
 using k3::cost::CalibrationProfile;

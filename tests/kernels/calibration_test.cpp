@@ -6,7 +6,7 @@
 #include "kernels/harness/backend.hpp"
 #include "kernels/harness/calibrate.hpp"
 #include "kernels/harness/profile_diff.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 using namespace k3::kernels;
 using k3::cost::WorkUnit;

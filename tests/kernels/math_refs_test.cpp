@@ -87,8 +87,8 @@ TEST(KdaRef, DecayWithoutWriteShrinksTheState) {
 
 TEST(BusBandwidth, NcclTestsFactors) {
   // 8 ranks: all-reduce 2 * 7 / 8 = 1.75; the others 7 / 8 = 0.875; one rank moves nothing on the bus.
-  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(Collective::kAllReduce, 8), 1.75);
-  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(Collective::kAllGather, 8), 0.875);
-  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(Collective::kAllToAll, 8), 0.875);
-  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(Collective::kReduceScatter, 1), 0.0);
+  EXPECT_DOUBLE_EQ(k3::net::busbw_factor(k3::net::CollectiveOp::allreduce, 8), 1.75);
+  EXPECT_DOUBLE_EQ(k3::net::busbw_factor(k3::net::CollectiveOp::allgather, 8), 0.875);
+  EXPECT_DOUBLE_EQ(k3::net::busbw_factor(k3::net::CollectiveOp::alltoall, 8), 0.875);
+  EXPECT_DOUBLE_EQ(k3::net::busbw_factor(k3::net::CollectiveOp::reducescatter, 1), 0.0);
 }

@@ -5,7 +5,7 @@
 
 #include "model/hf_config.hpp"
 #include "model/model_spec.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 using namespace k3::model;
 

@@ -2,7 +2,7 @@
 
 #include "model/kv_cache.hpp"
 #include "model/model_spec.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 #include "tests/model/csv.hpp"
 
 using namespace k3::model;
@@ -49,22 +49,9 @@ TEST(KvCache, AttentionAlternativesOfTheK3Notes) {
   EXPECT_EQ(mfa.state_bytes_per_sequence, kv_cache(k3).state_bytes_per_sequence);  // KDA layers untouched
 }
 
-TEST(KvCache, GpuTableEqualsHardwareCsv) {
-  const auto rows = k3::test::read_validation_csv("hardware.csv");
-  const auto gpus = known_gpus();
-  ASSERT_EQ(gpus.size(), rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    EXPECT_EQ(gpus[i].name, rows[i].at("gpu"));
-    EXPECT_EQ(gpus[i].hbm_bytes, std::stod(rows[i].at("hbm_gb")) * 1e9);
-  }
-  EXPECT_EQ(find_gpu("h200").name, "H200-SXM");
-  EXPECT_EQ(find_gpu("GB200").name, "GB200-B200");
-  EXPECT_THROW(find_gpu("tpu"), k3::core::InputError);
-}
-
 TEST(KvCache, BudgetByHand) {
   const auto k3 = load_model("k3");
-  const auto h200 = find_gpu("h200");
+  const GpuMemory h200{"H200-SXM", 141e9, "hardware.csv"};  // topologies/gpu_types.yaml H200-SXM
   // 2.779483e12 params x 2 B / 64 GPUs = 86.86 GB weights per GPU; 141 GB x 0.9 = 126.9 GB usable;
   // free 40.04 GB. One 1M-token sequence: 1,048,576 x 27,648 + 449,372,160 = 29,440,868,352 B, / 64 GPUs
   // = 460.0 MB per GPU -> 87 sequences.

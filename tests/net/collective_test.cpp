@@ -1,19 +1,18 @@
-// Collectives expanded into flows, timed on hand-built fabrics (tests/net/fabrics.hpp); each expected
+// Collectives expanded into flows, timed on hand-built fabrics (oracle/fabrics.hpp); each expected
 // time is derived in the comment above its assertion.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 #include "sim/net/collective_engine.hpp"
 #include "sim/net/network_factory.hpp"
-#include "tests/net/fabrics.hpp"
+#include "oracle/fabrics.hpp"
 
 using namespace k3;
 using net::CollectiveAlgorithm;
 using net::CollectiveOp;
 using net::CollectiveSpec;
-using net::NetworkKind;
 
 namespace {
 CollectiveSpec spec_of(CollectiveOp op, CollectiveAlgorithm a, std::uint32_t ranks, double bytes) {
@@ -31,11 +30,11 @@ TEST(Collective, RingAllReduceOnAUniformRingMatchesTheFormula) {
   // 8 GPUs on one NVSwitch; ring neighbours use GPU->switch->GPU, and every link carries one flow per step,
   // so a step takes its latency 2 x 0.5 us plus (S/8) / 450 GB/s. 2(n-1) = 14 steps:
   // T = 2(n-1)/n x S/B + 2(n-1) x 1 us.
-  const auto topo = test::nvswitch_node(8);
-  const double S = 64 * core::kMiB, B = test::kNvlinkBytesPerS;
+  const auto topo = oracle::nvswitch_node(8);
+  const double S = 64 * core::kMiB, B = oracle::kNvlinkBytesPerS;
   const auto r = net::simulate_collective(topo, spec_of(CollectiveOp::allreduce, CollectiveAlgorithm::ring, 8, S),
-                                          NetworkKind::flow);
-  const double expected = 14.0 / 8.0 * S / B + 14 * 2 * test::kNvlinkLatencyS;
+                                          net::network_model("flow", {}));
+  const double expected = 14.0 / 8.0 * S / B + 14 * 2 * oracle::kNvlinkLatencyS;
   EXPECT_NEAR(r.time_s, expected, 14 * kPs);
   EXPECT_EQ(r.flows, 8u * 14u);
   // nccl-tests: algbw = S / T, busbw = algbw x 2(n-1)/n.
@@ -43,16 +42,16 @@ TEST(Collective, RingAllReduceOnAUniformRingMatchesTheFormula) {
   EXPECT_DOUBLE_EQ(r.busbw_bytes_per_s, r.algbw_bytes_per_s * 14.0 / 8.0);
   // Uncongested: the analytical (alpha-beta) model gives the same time.
   const auto a = net::simulate_collective(topo, spec_of(CollectiveOp::allreduce, CollectiveAlgorithm::ring, 8, S),
-                                          NetworkKind::analytical);
+                                          net::network_model("analytical", {}));
   EXPECT_NEAR(a.time_s, r.time_s, 14 * kPs);
 }
 
 TEST(Collective, ReduceScatterAndAllGatherTakeHalfTheSteps) {
   // n-1 = 7 steps of S/8 each: T = 7 x (1 us + S/8/B).
-  const auto topo = test::nvswitch_node(8);
-  const double S = 8 * core::kMiB, B = test::kNvlinkBytesPerS;
+  const auto topo = oracle::nvswitch_node(8);
+  const double S = 8 * core::kMiB, B = oracle::kNvlinkBytesPerS;
   for (auto op : {CollectiveOp::reducescatter, CollectiveOp::allgather}) {
-    const auto r = net::simulate_collective(topo, spec_of(op, CollectiveAlgorithm::ring, 8, S), NetworkKind::flow);
+    const auto r = net::simulate_collective(topo, spec_of(op, CollectiveAlgorithm::ring, 8, S), net::network_model("flow", {}));
     EXPECT_NEAR(r.time_s, 7 * (1e-6 + S / 8 / B), 7 * kPs);
     EXPECT_DOUBLE_EQ(r.busbw_bytes_per_s, r.algbw_bytes_per_s * 7.0 / 8.0);
   }
@@ -63,11 +62,11 @@ TEST(Collective, FlatAllToAllOnANonBlockingFatTreeIsNicBound) {
   // NIC. Same-leaf flows start after 0.3 + 0.6 + 0.6 + 0.3 = 1.8 us, cross-leaf ones 0.8 us later; from
   // 1.8 us on every NIC uplink (and downlink, by symmetry) stays saturated until its last flow ends, so
   // T = 1.8 us + S (n-1)/n / B_nic.
-  const auto topo = test::two_leaf_oversubscribed(4, 1.0);
+  const auto topo = oracle::two_leaf_oversubscribed(4, 1.0);
   const double S = 256 * core::kMiB;
   const auto r = net::simulate_collective(topo, spec_of(CollectiveOp::alltoall, CollectiveAlgorithm::flat, 8, S),
-                                          NetworkKind::flow);
-  EXPECT_NEAR(r.time_s, 1.8e-6 + S * 7.0 / 8.0 / test::kNicBytesPerS, 1e-9 * r.time_s);
+                                          net::network_model("flow", {}));
+  EXPECT_NEAR(r.time_s, 1.8e-6 + S * 7.0 / 8.0 / oracle::kNicBytesPerS, 1e-9 * r.time_s);
   EXPECT_EQ(r.flows, 56u);
   EXPECT_DOUBLE_EQ(r.busbw_bytes_per_s, r.algbw_bytes_per_s * 7.0 / 8.0);
 }
@@ -77,12 +76,12 @@ TEST(Collective, HierarchicalAllReducePhases) {
   // Phase 2: all-reduce of S/8 between the 2 nodes on each rail: 2 steps of 1.8 us + (S/16)/50 GB/s (the
   // rail path GPU-NIC-leaf-NIC-GPU; PCIe 64 GB/s > NIC 50 GB/s; each rail has its own leaf).
   // Phase 3: all-gather in each node, as phase 1.
-  const auto topo = test::rail_fat_tree(2, 8, 2);
+  const auto topo = oracle::rail_fat_tree(2, 8, 2);
   const double S = 256 * core::kMiB;
   const auto r = net::simulate_collective(
-      topo, spec_of(CollectiveOp::allreduce, CollectiveAlgorithm::hierarchical, 16, S), NetworkKind::flow);
-  const double intra = 7 * (1e-6 + S / 8 / test::kNvlinkBytesPerS);
-  const double inter = 2 * (1.8e-6 + S / 16 / test::kNicBytesPerS);
+      topo, spec_of(CollectiveOp::allreduce, CollectiveAlgorithm::hierarchical, 16, S), net::network_model("flow", {}));
+  const double intra = 7 * (1e-6 + S / 8 / oracle::kNvlinkBytesPerS);
+  const double inter = 2 * (1.8e-6 + S / 16 / oracle::kNicBytesPerS);
   EXPECT_NEAR(r.time_s, 2 * intra + inter, 30 * kPs);
   EXPECT_DOUBLE_EQ(r.busbw_bytes_per_s, r.algbw_bytes_per_s * 2.0 * 15.0 / 16.0);
 }
@@ -94,20 +93,20 @@ TEST(Collective, DeepEpAllToAllRelaysOverTheRailThenNvlink) {
   // sends share each GPU's NVLink uplink and finish earlier (1 us + 7 (S/16)/450 GB/s).
   // Forwarding: every relay receives one copy at the same instant and sends S/16 to its 7 local peers,
   // 7 flows per NVLink uplink and downlink: 1 us + 7 (S/16)/450 GB/s.
-  const auto topo = test::rail_fat_tree(2, 8, 2);
+  const auto topo = oracle::rail_fat_tree(2, 8, 2);
   const double S = 256 * core::kMiB, piece = S / 16;
   auto spec = spec_of(CollectiveOp::alltoall, CollectiveAlgorithm::deepep, 16, S);
   spec.node_bytes.assign(16 * 2, piece);
   spec.pipeline_chunks = 1;
-  const auto r = net::simulate_collective(topo, spec, NetworkKind::flow);
-  const double nic = 1.8e-6 + piece / test::kNicBytesPerS;
-  const double forward = 1e-6 + 7 * piece / test::kNvlinkBytesPerS;
+  const auto r = net::simulate_collective(topo, spec, net::network_model("flow", {}));
+  const double nic = 1.8e-6 + piece / oracle::kNicBytesPerS;
+  const double forward = 1e-6 + 7 * piece / oracle::kNvlinkBytesPerS;
   EXPECT_NEAR(r.time_s, nic + forward, 10 * kPs);
   // 16 x 7 local + 16 NIC copies + 16 x 7 forwards.
   EXPECT_EQ(r.flows, 16u * 7u + 16u + 16u * 7u);
   // Four chunks overlap forwarding with the NIC stage: faster, but never faster than the NIC stage alone.
   spec.pipeline_chunks = 4;
-  const auto pipelined = net::simulate_collective(topo, spec, NetworkKind::flow);
+  const auto pipelined = net::simulate_collective(topo, spec, net::network_model("flow", {}));
   EXPECT_LT(pipelined.time_s, r.time_s);
   EXPECT_GT(pipelined.time_s, nic);
 }
@@ -115,10 +114,10 @@ TEST(Collective, DeepEpAllToAllRelaysOverTheRailThenNvlink) {
 TEST(Collective, ConcurrentCollectivesContendAndReportTheirOwnTimes) {
   // Two identical ring all-reduces on the same 8 GPUs share every link: each step's chunk moves at half
   // rate, so each takes 14 x (1 us + 2 (S/8)/B), twice the bandwidth term of one alone.
-  const auto topo = test::nvswitch_node(8);
-  const double S = 64 * core::kMiB, B = test::kNvlinkBytesPerS;
+  const auto topo = oracle::nvswitch_node(8);
+  const double S = 64 * core::kMiB, B = oracle::kNvlinkBytesPerS;
   engine::Simulator sim;
-  auto network = net::make_network(NetworkKind::flow, sim, topo);
+  auto network = net::make_network(net::network_model("flow", {}), sim, topo);
   net::CollectiveEngine engine(sim, *network, topo);
   std::vector<double> times;
   const auto spec = spec_of(CollectiveOp::allreduce, CollectiveAlgorithm::ring, 8, S);
@@ -133,7 +132,7 @@ TEST(Collective, ConcurrentCollectivesContendAndReportTheirOwnTimes) {
 }
 
 TEST(Collective, BadSpecsAreInputErrors) {
-  const auto topo = test::nvswitch_node(8);
+  const auto topo = oracle::nvswitch_node(8);
   auto s = spec_of(CollectiveOp::allgather, CollectiveAlgorithm::deepep, 8, 1e6);
   EXPECT_THROW(net::expand_collective(s, topo), core::InputError);
   s = spec_of(CollectiveOp::alltoall, CollectiveAlgorithm::flat, 8, 1e6);
@@ -144,21 +143,21 @@ TEST(Collective, BadSpecsAreInputErrors) {
 }
 
 TEST(Collective, OneRankCompletesAtOnce) {
-  const auto topo = test::nvswitch_node(8);
+  const auto topo = oracle::nvswitch_node(8);
   const auto r = net::simulate_collective(topo, spec_of(CollectiveOp::allreduce, CollectiveAlgorithm::ring, 1, 1e6),
-                                          NetworkKind::flow);
+                                          net::network_model("flow", {}));
   EXPECT_EQ(r.time_s, 0.0);
   EXPECT_EQ(r.flows, 0u);
 }
 
 TEST(Collective, LinkClassEfficiencyScalesTheBandwidthTerm) {
   // NVLink at 80% of line rate: the ring all-reduce bandwidth term grows by 1/0.8, latency terms stay.
-  const auto topo = test::nvswitch_node(8);
-  const double S = 64 * core::kMiB, B = test::kNvlinkBytesPerS;
+  const auto topo = oracle::nvswitch_node(8);
+  const double S = 64 * core::kMiB, B = oracle::kNvlinkBytesPerS;
   net::LinkEfficiency efficiency;
   efficiency.set(topo::LinkClass::nvlink, 0.8);
   const auto r = net::simulate_collective(topo, spec_of(CollectiveOp::allreduce, CollectiveAlgorithm::ring, 8, S),
-                                          NetworkKind::flow, efficiency);
-  EXPECT_NEAR(r.time_s, 14.0 / 8.0 * S / (0.8 * B) + 14 * 2 * test::kNvlinkLatencyS, 14 * kPs);
+                                          net::network_model("flow", {}), efficiency);
+  EXPECT_NEAR(r.time_s, 14.0 / 8.0 * S / (0.8 * B) + 14 * 2 * oracle::kNvlinkLatencyS, 14 * kPs);
   EXPECT_THROW(efficiency.set(topo::LinkClass::nic, 1.5), core::InputError);
 }

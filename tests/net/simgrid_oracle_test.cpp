@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/core/rng.hpp"
+#include "core/rng.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/net/flow_network.hpp"
 #include "sim/net/network_factory.hpp"
-#include "tests/net/fabrics.hpp"
-#include "tests/net/simgrid_oracle.hpp"
+#include "oracle/fabrics.hpp"
+#include "oracle/simgrid_oracle.hpp"
 
 using namespace k3;
 
@@ -46,14 +46,14 @@ std::vector<double> k3sim_completions(const topo::Topology& topology, const std:
 }
 
 void expect_same_as_simgrid(const topo::Topology& topology, const std::vector<Pair>& pairs) {
-  std::vector<test::OracleLink> links;
+  std::vector<oracle::OracleLink> links;
   for (const auto& l : topology.links()) links.push_back({l.capacity_bytes_per_s, l.latency_s});
-  std::vector<test::OracleFlow> flows;
+  std::vector<oracle::OracleFlow> flows;
   for (const auto& p : pairs) {
     const auto route = topology.route(p.src, p.dst);
     flows.push_back({p.src, p.dst, std::vector<std::uint32_t>(route.begin(), route.end()), p.bytes});
   }
-  const auto reference = test::simgrid_run(links, flows).completion_s;
+  const auto reference = oracle::simgrid_run(links, flows).completion_s;
   const auto ours = k3sim_completions(topology, pairs);
   ASSERT_EQ(reference.size(), ours.size());
   double worst = 0;
@@ -78,18 +78,18 @@ std::vector<topo::GpuId> first_gpus(std::uint32_t n) {
 }  // namespace
 
 TEST(SimGridOracle, EightGpuNvswitchAllToAll) {
-  const auto topology = test::nvswitch_node(8);
+  const auto topology = oracle::nvswitch_node(8);
   expect_same_as_simgrid(topology, random_alltoall(first_gpus(8), 1 << 20, 64 << 20, 11));
 }
 
 TEST(SimGridOracle, SixtyFourGpuAllToAllOnARailFatTree) {
-  const auto topology = test::rail_fat_tree(8, 8, 4);
+  const auto topology = oracle::rail_fat_tree(8, 8, 4);
   expect_same_as_simgrid(topology, random_alltoall(first_gpus(64), 1 << 20, 32 << 20, 12));
 }
 
 TEST(SimGridOracle, TwoJobsContendOnAnOversubscribedSpine) {
   // Job A on GPUs {0,1,4,5}, job B on {2,3,6,7}; the leaves are 2:1 oversubscribed towards the spine.
-  const auto topology = test::two_leaf_oversubscribed(4, 2.0);
+  const auto topology = oracle::two_leaf_oversubscribed(4, 2.0);
   auto pairs = random_alltoall({0, 1, 4, 5}, 64 << 20, 64 << 20, 13);
   const auto job_b = random_alltoall({2, 3, 6, 7}, 4 << 20, 48 << 20, 14);
   pairs.insert(pairs.end(), job_b.begin(), job_b.end());
@@ -97,7 +97,7 @@ TEST(SimGridOracle, TwoJobsContendOnAnOversubscribedSpine) {
 }
 
 TEST(SimGridOracle, SameInputGivesIdenticalTimes) {
-  const auto topology = test::two_leaf_oversubscribed(4, 2.0);
+  const auto topology = oracle::two_leaf_oversubscribed(4, 2.0);
   const auto pairs = random_alltoall(first_gpus(8), 1 << 20, 32 << 20, 15);
   EXPECT_EQ(k3sim_completions(topology, pairs), k3sim_completions(topology, pairs));
 }

@@ -11,8 +11,8 @@
 using namespace k3;
 
 namespace {
-routing::BalanceConfig small_config(const routing::MoeRoutingShape& shape, const char* balancer) {
-  routing::BalanceConfig cfg;
+balancing::BalanceConfig small_config(const routing::MoeRoutingShape& shape, const char* balancer) {
+  balancing::BalanceConfig cfg;
   cfg.shape = shape;
   cfg.balancer.kind = balancer;
   cfg.steps = 4;
@@ -25,9 +25,9 @@ routing::BalanceConfig small_config(const routing::MoeRoutingShape& shape, const
 }  // namespace
 
 TEST(BalanceSection, EveryKeyedNumberEqualsTheJson) {
-  const std::vector<routing::BalanceConfig> configs{small_config({"k3", 896, 16, 3584, 92}, "qb-hist"),
+  const std::vector<balancing::BalanceConfig> configs{small_config({"k3", 896, 16, 3584, 92}, "qb-hist"),
                                                     small_config({"k3-448", 448, 8, 7168, 92}, "sign")};
-  const auto runs = routing::run_balance_all(configs, 1);
+  const auto runs = balancing::run_balance_all(configs, 1);
   reports::Report report("balance");
   reports::add_balance_section(report, runs);
   const std::string html = report.html();
@@ -53,10 +53,10 @@ TEST(BalanceSection, EveryKeyedNumberEqualsTheJson) {
 TEST(BalanceSection, ComparisonOfDefaultScenarioStaysUnderFiveMegabytes) {
   // Same shape of data as `balance` on its defaults for K3 and top-8-of-448 under two balancers: 100 steps,
   // 896 and 448 expert loads. The values are a closed-form stand-in; size depends only on the counts.
-  std::vector<routing::BalanceRun> runs;
+  std::vector<balancing::BalanceRun> runs;
   for (const int experts : {896, 448}) {
     for (const char* balancer : {"qb-hist", "sign"}) {
-      routing::BalanceRun r;
+      balancing::BalanceRun r;
       r.model = experts == 896 ? "k3" : "k3-448";
       r.balancer = balancer;
       r.tokens_per_step = 8192;

@@ -4,7 +4,7 @@
 
 #include "reports/charts.hpp"
 #include "tests/reports/html_scan.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 using namespace k3::reports;
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "reports/report.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 #include "tests/reports/html_scan.hpp"
 #include "tests/support/run_k3sim.hpp"
 

@@ -1,4 +1,4 @@
-// The step sections come from plan::step_to_json: every keyed number equals the JSON at its pointer; the
+// The step sections come from results::step_to_json: every keyed number equals the JSON at its pointer; the
 // Gantt is thinned to a readable, bounded number of tracks and marks; assumptions split into what/source.
 #include <gtest/gtest.h>
 
@@ -7,14 +7,14 @@
 #include <fmt/format.h>
 
 #include "reports/sections/step.hpp"
-#include "sim/plan/step_output.hpp"
+#include "results/step_output.hpp"
 
 using namespace k3;
 
 namespace {
 
-plan::StepResult small_step() {
-  plan::StepResult r;
+train::StepResult small_step() {
+  train::StepResult r;
   r.scenario = "unit";
   r.model = "m";
   r.topology = "t";
@@ -44,7 +44,7 @@ std::vector<std::pair<std::string, double>> keyed(const reports::Report& report)
 
 TEST(StepSection, EveryKeyedNumberEqualsTheStepJson) {
   const auto r = small_step();
-  const auto json = plan::step_to_json(r);
+  const auto json = results::step_to_json(r);
   reports::Report report("step");
   report.add_section("summary", "Summary").cards(reports::step_cards(json));
   reports::add_step_section(report, json);
@@ -68,7 +68,7 @@ TEST(StepSection, EveryKeyedNumberEqualsTheStepJson) {
 
 TEST(StepSection, GanttKeepsEightSpreadRanksAndBoundsMarksPerTrack) {
   // 16 ranks x 3000 back-to-back 1 ms forward spans (3 s), plus one DP span on rank 0.
-  std::vector<plan::TraceSpan> trace;
+  std::vector<train::TraceSpan> trace;
   for (int k = 0; k < 16; ++k)
     for (int i = 0; i < 3000; ++i)
       trace.push_back({k, "compute", fmt::format("F mb{}", i), "forward", i * 1e-3, (i + 1) * 1e-3});
@@ -89,7 +89,7 @@ TEST(StepSection, GanttKeepsEightSpreadRanksAndBoundsMarksPerTrack) {
 TEST(StepSection, GanttBinsAlternatingKindsToTheMarkBudget) {
   // 1F1B steady state: forward and backward alternate back to back, so no same-kind neighbours merge.
   // 2000 spans of 1 ms end at 2 s; bins of 2 s / 599 = 3.34 ms hold 3 or 4 spans: 599 bins, one bar each.
-  std::vector<plan::TraceSpan> trace;
+  std::vector<train::TraceSpan> trace;
   for (int i = 0; i < 2000; ++i)
     trace.push_back({0, "compute", "P", i % 2 ? "backward" : "forward", i * 1e-3, (i + 1) * 1e-3});
   const auto g = reports::step_gantt(trace);
@@ -122,7 +122,7 @@ TEST(StepSection, ComparisonKeysPointIntoEachVariant) {
   auto b = small_step();
   b.step_time_s = 3.0;
   b.breakdown[0].seconds = 2.5;
-  const nlohmann::json doc{{"variants", {plan::step_to_json(a), plan::step_to_json(b)}}};
+  const nlohmann::json doc{{"variants", {results::step_to_json(a), results::step_to_json(b)}}};
   reports::Report report("compare");
   reports::add_step_comparison_section(report, {doc["variants"][0], doc["variants"][1]}, {"a", "b"},
                                        {"/variants/0", "/variants/1"});

@@ -5,7 +5,7 @@
 
 #include "reports/scale.hpp"
 #include "reports/text.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 using namespace k3::reports;
 

@@ -1,17 +1,17 @@
 #include <gtest/gtest.h>
 
-#include "model/routing/balancer_state.hpp"
+#include "model/balancing/balancer_state.hpp"
 #include "model/routing/expert_load.hpp"
 #include "model/routing/model_shape.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 using namespace k3::routing;
 
 namespace {
-BalanceConfig base(const std::string& balancer) {
-  BalanceConfig c;
+k3::balancing::BalanceConfig base(const std::string& balancer) {
+  k3::balancing::BalanceConfig c;
   c.shape = load_routing_shape("k3-448", "test");
-  c.balancer = parse_balancer(balancer, "test", 1000);
+  c.balancer = k3::balancing::parse_balancer(balancer, "test", 1000);
   c.ranks = 2;
   c.tokens_per_rank = 512;
   c.placement = {PlacementKind::contiguous, 16, 8, 0};
@@ -26,8 +26,8 @@ TEST(ExpertLoad, UniformIsOneOverG) {
 }
 
 TEST(ExpertLoad, BalancedLayersAreFlatterThanUnbalancedOnes) {
-  const auto qb = expert_load_after_balancing(base("qb-hist"), 3, 8, 2);
-  const auto none = expert_load_after_balancing(base("none"), 3, 8, 2);
+  const auto qb = k3::balancing::expert_load_after_balancing(base("qb-hist"), 3, 8, 2);
+  const auto none = k3::balancing::expert_load_after_balancing(base("none"), 3, 8, 2);
   ASSERT_EQ(qb.layers, 3);
   ASSERT_EQ(qb.gpus, 16);
   for (int l = 0; l < 3; ++l) {
@@ -41,7 +41,7 @@ TEST(ExpertLoad, BalancedLayersAreFlatterThanUnbalancedOnes) {
 }
 
 TEST(ExpertLoad, JsonRoundTripAndBadDocuments) {
-  const auto a = expert_load_after_balancing(base("qb-hist"), 2, 3, 1);
+  const auto a = k3::balancing::expert_load_after_balancing(base("qb-hist"), 2, 3, 1);
   const auto back = expert_load_from_json(to_json(a), "load.json");
   EXPECT_EQ(back.gpu_share, a.gpu_share);
   EXPECT_EQ(back.source, a.source);
@@ -54,27 +54,27 @@ TEST(ExpertLoad, JsonRoundTripAndBadDocuments) {
 }
 
 TEST(BalancerState, JsonRoundTripAndBadDocuments) {
-  const auto s = balancer_state(base("qb-hist"), 2, 3, 1);
+  const auto s = k3::balancing::balancer_state(base("qb-hist"), 2, 3, 1);
   ASSERT_EQ(s.expert_tokens.size(), 2u);
   ASSERT_EQ(s.expert_tokens[0].size(), 448u);
   // 2 ranks x 512 tokens, top-8: 8,192 token copies per layer sample.
   double copies = 0;
   for (double t : s.expert_tokens[1]) copies += t;
   EXPECT_DOUBLE_EQ(copies, 2 * 512 * 8);
-  const auto back = balancer_state_from_json(to_json(s), "state.json");
+  const auto back = k3::balancing::balancer_state_from_json(to_json(s), "state.json");
   EXPECT_EQ(back.expert_tokens, s.expert_tokens);
   EXPECT_EQ(back.top_k, 8);
   // Mapped onto the placement it gives what the inline path gives.
   const ExpertPlacement placement(448, base("qb-hist").placement);
-  EXPECT_EQ(gpu_shares(back, placement, 2, {}).gpu_share, expert_load_after_balancing(base("qb-hist"), 2, 3, 1).gpu_share);
-  EXPECT_THROW(gpu_shares(back, placement, 3, {}), k3::core::InputError);  // only 2 samples
+  EXPECT_EQ(k3::balancing::gpu_shares(back, placement, 2, {}).gpu_share, k3::balancing::expert_load_after_balancing(base("qb-hist"), 2, 3, 1).gpu_share);
+  EXPECT_THROW(k3::balancing::gpu_shares(back, placement, 3, {}), k3::core::InputError);  // only 2 samples
   auto short_row = to_json(s);
   short_row["expert_tokens"][0].erase(0);
-  EXPECT_THROW(balancer_state_from_json(short_row, "state.json"), k3::core::InputError);
+  EXPECT_THROW(k3::balancing::balancer_state_from_json(short_row, "state.json"), k3::core::InputError);
   auto foreign = to_json(s);
   foreign.erase("format");
-  EXPECT_THROW(balancer_state_from_json(foreign, "state.json"), k3::core::InputError);
+  EXPECT_THROW(k3::balancing::balancer_state_from_json(foreign, "state.json"), k3::core::InputError);
   auto negative = to_json(s);
   negative["expert_tokens"][1][5] = -1;
-  EXPECT_THROW(balancer_state_from_json(negative, "state.json"), k3::core::InputError);
+  EXPECT_THROW(k3::balancing::balancer_state_from_json(negative, "state.json"), k3::core::InputError);
 }

@@ -2,25 +2,25 @@
 
 #include <cmath>
 
-#include "model/routing/load_stats.hpp"
-#include "sim/core/rng.hpp"
+#include "model/balancing/load_stats.hpp"
+#include "core/rng.hpp"
 
-using namespace k3::routing;
+using namespace k3::balancing;
 
 TEST(LoadStats, MaxVioAndMaxOverMeanByHand) {
   // loads 1, 2, 3, 6: mean 3, MaxVio = (6 - 3) / 3 = 1, max/mean = 2
   const std::vector<double> load{1, 2, 3, 6};
-  EXPECT_DOUBLE_EQ(max_vio(load), 1.0);
-  EXPECT_DOUBLE_EQ(max_over_mean(load), 2.0);
-  EXPECT_DOUBLE_EQ(max_vio(std::vector<double>{4, 4, 4}), 0.0);
+  EXPECT_DOUBLE_EQ(k3::balancing::max_vio(load), 1.0);
+  EXPECT_DOUBLE_EQ(k3::balancing::max_over_mean(load), 2.0);
+  EXPECT_DOUBLE_EQ(k3::balancing::max_vio(std::vector<double>{4, 4, 4}), 0.0);
 }
 
-TEST(NoiseFloor, EveryExpertChosenHasNoNoise) { EXPECT_DOUBLE_EQ(maxvio_noise_floor(1000, 8, 8), 0.0); }
+TEST(NoiseFloor, EveryExpertChosenHasNoNoise) { EXPECT_DOUBLE_EQ(k3::balancing::maxvio_noise_floor(1000, 8, 8), 0.0); }
 
 TEST(NoiseFloor, TwoIndependentCoinsByHand) {
   // n = 2, k = 1, m = 1 under the independence model: two Bernoulli(1/2) loads, E[max] = 1 - 1/4 = 0.75,
   // mean 0.5 -> floor (0.75 - 0.5) / 0.5 = 0.5.
-  EXPECT_NEAR(maxvio_noise_floor(1, 2, 1), 0.5, 1e-12);
+  EXPECT_NEAR(k3::balancing::maxvio_noise_floor(1, 2, 1), 0.5, 1e-12);
 }
 
 TEST(NoiseFloor, MatchesSimulationOfUniformKSubsets) {
@@ -42,15 +42,15 @@ TEST(NoiseFloor, MatchesSimulationOfUniformKSubsets) {
           load[static_cast<std::size_t>(pool[static_cast<std::size_t>(q)])] += 1;
         }
       }
-      sum += max_vio(load);
+      sum += k3::balancing::max_vio(load);
     }
     const double simulated = sum / kBatches;
-    EXPECT_NEAR(maxvio_noise_floor(m, n, k), simulated, 0.03 * simulated) << "n=" << n;
+    EXPECT_NEAR(k3::balancing::maxvio_noise_floor(m, n, k), simulated, 0.03 * simulated) << "n=" << n;
   }
 }
 
 TEST(NoiseFloor, ShrinksAsOneOverRootTokens) {
   // The floor is ~ c * sd / mean = c * sqrt((1 - p) / (m p)): 4x the tokens halves it (c drifts slightly).
-  const double a = maxvio_noise_floor(4096, 896, 16), b = maxvio_noise_floor(16384, 896, 16);
+  const double a = k3::balancing::maxvio_noise_floor(4096, 896, 16), b = k3::balancing::maxvio_noise_floor(16384, 896, 16);
   EXPECT_NEAR(a / b, 2.0, 0.1);
 }

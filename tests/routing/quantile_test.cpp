@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/routing/quantile.hpp"
+#include "model/balancing/quantile.hpp"
 
 using namespace k3::routing;
 
@@ -13,7 +13,7 @@ namespace {
 struct Batch {
   std::vector<ScoreMatrix> scores;
   std::vector<RoutedBatch> routed;
-  std::vector<RankRouting> ranks;
+  std::vector<k3::balancing::RankRouting> ranks;
   std::vector<float> bias;
   Batch(int n, int k, int ranks_count, int tokens, double skew) {
     RouterConfig cfg;
@@ -55,14 +55,14 @@ std::vector<double> reference_thresholds(const Batch& b, int k) {
 TEST(Quantile, ExactQuantileByRank) {
   // 5 values; q = 2.2 -> rank ceil(2.2) = 3 -> third smallest of {1, 2, 3, 4, 5} = 3; q = 2 -> 2.
   std::vector<float> v{5, 1, 4, 2, 3};
-  EXPECT_EQ(exact_quantile(v, 2.2), 3.0f);
-  EXPECT_EQ(exact_quantile(v, 2.0), 2.0f);
-  EXPECT_EQ(exact_quantile(v, 99), 5.0f);  // clamped to the largest
+  EXPECT_EQ(k3::balancing::exact_quantile(v, 2.2), 3.0f);
+  EXPECT_EQ(k3::balancing::exact_quantile(v, 2.0), 2.0f);
+  EXPECT_EQ(k3::balancing::exact_quantile(v, 99), 5.0f);  // clamped to the largest
 }
 
 TEST(Quantile, TwoPassExactEqualsSortReference) {
   Batch b(448, 8, 3, 700, 0.5);
-  const auto fast = thresholds_exact(b.ranks, 8);
+  const auto fast = k3::balancing::thresholds_exact(b.ranks, 8);
   const auto ref = reference_thresholds(b, 8);
   ASSERT_EQ(fast.size(), ref.size());
   for (std::size_t j = 0; j < ref.size(); ++j) EXPECT_NEAR(fast[j], ref[j], 1e-6) << "expert " << j;
@@ -74,8 +74,8 @@ TEST(Quantile, ThousandBinHistogramWithinOneBinWidthOfExact) {
   for (const auto& [n, k] : std::vector<std::pair<int, int>>{{896, 16}, {448, 8}}) {
     Batch b(n, k, 4, 600, 0.5);
     double width = 0;
-    const auto hist = thresholds_histogram(b.ranks, k, 1000, b.bias, &width);
-    const auto exact = thresholds_exact(b.ranks, k);
+    const auto hist = k3::balancing::thresholds_histogram(b.ranks, k, 1000, b.bias, &width);
+    const auto exact = k3::balancing::thresholds_exact(b.ranks, k);
     // bias spans [-0.06, 0.06] -> range 2.12 over 1000 bins
     EXPECT_NEAR(width, 2.12 / 1000, 1e-6);
     double worst = 0;
@@ -87,11 +87,11 @@ TEST(Quantile, ThousandBinHistogramWithinOneBinWidthOfExact) {
 
 TEST(Quantile, PerRankHistogramsSumToTheGlobalOne) {
   Batch b(64, 4, 3, 200, 1.0);
-  QuantileHistogram global(64, 50, -1.5, 1.5);
+  k3::balancing::QuantileHistogram global(64, 50, -1.5, 1.5);
   for (const auto& r : b.ranks) global.add_rank(r);
-  QuantileHistogram merged(64, 50, -1.5, 1.5);
+  k3::balancing::QuantileHistogram merged(64, 50, -1.5, 1.5);
   for (const auto& r : b.ranks) {
-    QuantileHistogram local(64, 50, -1.5, 1.5);
+    k3::balancing::QuantileHistogram local(64, 50, -1.5, 1.5);
     local.add_rank(r);
     merged.merge(local);
   }
@@ -110,7 +110,7 @@ TEST(Quantile, HistogramInterpolatesInsideTheBin) {
   rb.tokens = 4;
   rb.top_k = 1;
   rb.cutoff = {0, 0, 0, 0};
-  QuantileHistogram h(1, 4, 0.0, 4.0);
+  k3::balancing::QuantileHistogram h(1, 4, 0.0, 4.0);
   h.add_rank({&s, &rb});
   EXPECT_DOUBLE_EQ(h.quantile(0, 2.0), 1.5);
   EXPECT_DOUBLE_EQ(h.quantile(0, 1.0), 1.0);  // first bin full after its one value: 0 + 1 * 1 / 1
@@ -121,8 +121,8 @@ TEST(Quantile, LocalMeanDiffersFromGlobalWhenRanksSeeDifferentTopics) {
   // the quantile of the mixture. With identical mixtures they agree closely.
   Batch skewed(448, 8, 4, 800, 1.0), alike(448, 8, 4, 800, 0.0);
   auto rms_gap = [](const Batch& b) {
-    const auto g = centred_bias(thresholds_exact(b.ranks, 8));
-    const auto l = centred_bias(thresholds_local_mean(b.ranks, 8));
+    const auto g = k3::balancing::centred_bias(k3::balancing::thresholds_exact(b.ranks, 8));
+    const auto l = k3::balancing::centred_bias(k3::balancing::thresholds_local_mean(b.ranks, 8));
     double sq = 0;
     for (std::size_t j = 0; j < g.size(); ++j) sq += std::pow(static_cast<double>(g[j] - l[j]), 2);
     return std::sqrt(sq / static_cast<double>(g.size()));
@@ -131,7 +131,7 @@ TEST(Quantile, LocalMeanDiffersFromGlobalWhenRanksSeeDifferentTopics) {
 }
 
 TEST(Quantile, CentredBiasHasZeroMean) {
-  const auto b = centred_bias({1.0, 2.0, 6.0});  // mean 3 -> {-2, -1, 3}
+  const auto b = k3::balancing::centred_bias({1.0, 2.0, 6.0});  // mean 3 -> {-2, -1, 3}
   EXPECT_FLOAT_EQ(b[0], -2.0f);
   EXPECT_FLOAT_EQ(b[1], -1.0f);
   EXPECT_FLOAT_EQ(b[2], 3.0f);

@@ -7,7 +7,7 @@
 #include "model/routing/routing_shape.hpp"
 #include "model/routing/synthetic_router.hpp"
 #include "model/routing/topk_selection.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 using namespace k3::routing;
 

@@ -6,7 +6,7 @@
 #include "model/routing/placement.hpp"
 #include "model/routing/traffic.hpp"
 #include "model/routing/uniform_traffic.hpp"
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 using namespace k3::routing;
 

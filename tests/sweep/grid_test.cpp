@@ -1,8 +1,8 @@
-#include "sim/sweep/grid.hpp"
+#include "sweep/grid.hpp"
 
 #include <gtest/gtest.h>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::sweep {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/sweep/pareto.hpp"
+#include "sweep/pareto.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "sim/sweep/variants.hpp"
+#include "sweep/variants.hpp"
 
 #include <gtest/gtest.h>
 
-#include "sim/core/error.hpp"
+#include "core/error.hpp"
 
 namespace k3::sweep {
 namespace {
@@ -32,7 +32,7 @@ TEST(Variants, NestedSetBecomesDottedOverrides) {
   EXPECT_EQ(v[1].scenario.model, "k3-448");
   EXPECT_EQ(v[1].scenario.parallel.ep, 16);
   EXPECT_EQ(v[1].scenario.parallel.pp, 2);  // untouched sibling key
-  for (const auto& x : v) EXPECT_EQ(x.scenario.network, plan::NetworkModelKind::analytical);
+  for (const auto& x : v) EXPECT_EQ(x.scenario.network->name, "analytical");
 }
 
 TEST(Variants, BadListsAreInputErrors) {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "tests/model/csv.hpp"
+
 #include "topologies/load.hpp"
 
 namespace k3::topo {
@@ -110,3 +112,21 @@ TEST(LoadTopology, PresetsOverridesAndUnknownPreset) {
 
 }  // namespace
 }  // namespace k3::topo
+
+// The one GPU catalogue (topologies/gpu_types.yaml) holds every GPU of shared/validation/hardware.csv with its HBM.
+TEST(GpuCatalogue, HbmEqualsHardwareCsv) {
+  const auto rows = k3::test::read_validation_csv("hardware.csv");
+  const auto gpus = k3::topo::builtin_gpu_types();
+  ASSERT_EQ(gpus.size(), rows.size());
+  for (const auto& row : rows) {
+    ASSERT_TRUE(gpus.count(row.at("gpu"))) << row.at("gpu");
+    EXPECT_EQ(gpus.at(row.at("gpu")).hbm_bytes, std::stod(row.at("hbm_gb")) * 1e9) << row.at("gpu");
+  }
+}
+
+TEST(GpuCatalogue, FindsByCaseInsensitivePrefix) {
+  EXPECT_EQ(k3::topo::find_gpu_type("h200", "--gpu").name, "H200-SXM");
+  EXPECT_EQ(k3::topo::find_gpu_type("GB200", "--gpu").name, "GB200-B200");
+  EXPECT_THROW(k3::topo::find_gpu_type("tpu", "--gpu"), k3::core::InputError);
+  EXPECT_THROW(k3::topo::find_gpu_type("", "--gpu"), k3::core::InputError);
+}

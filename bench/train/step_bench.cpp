@@ -1,0 +1,70 @@
+// One simulated training step of the shipped K3 scenario (2,048 H200, DualPipe PP16, EP64, QB balancer state)
+// and how its cost grows with the GPU count and the micro-batches per pipeline. Issue 6's targets: < 10 s
+// with the flow network, < 1 s analytical, < 3 s analytical on 9,216 GPUs. One pass-simulation thread
+// (`k3sim run -j 1`), so the figures compare across machines with different core counts.
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "model/model_spec.hpp"
+#include "sim/input/scenario.hpp"
+#include "sim/train/step_simulator.hpp"
+#include "topologies/topology.hpp"
+
+namespace {
+
+using namespace k3;
+
+const std::string kScenario = std::string(K3SIM_SOURCE_DIR) + "/scenarios/k3-h200-2048.yaml";
+
+// K3 on `nodes` nodes of 8 H200 with the global batch scaled to keep 7.5 sequences per GPU (15,360 on 2,048),
+// times `batch_scale` (more or fewer micro-batches per pipeline at the same GPU count).
+void run_step(benchmark::State& state, const std::string& network, int nodes, double batch_scale) {
+  const auto seqs = static_cast<long long>(7.5 * nodes * 8 * batch_scale);
+  const std::vector<input::Override> sets = {{"network", network},
+                                            {"cluster.nodes", std::to_string(nodes)},
+                                            {"batch.global_batch_seqs", std::to_string(seqs)}};
+  const auto sc = input::load_scenario(kScenario, sets);
+  const auto spec = model::load_model(sc.model);
+  // The h200-rail preset's 64-port switches reach 2,048 GPUs in two tiers; larger clusters get 256 ports.
+  std::vector<std::string> topo_sets = {"nodes=" + std::to_string(nodes)};
+  if (nodes > 256) topo_sets.push_back("fabric.radix=256");
+  const auto topology = topo::load_topology(sc.topology, topo_sets);
+  train::StepOptions opt;
+  opt.trace = false;
+  opt.threads = 1;
+  double step_s = 0, microbatches = 0;
+  for (auto _ : state) {
+    const auto r = train::simulate_step(sc, spec, topology, nullptr, opt);
+    step_s = r.step_time_s;
+    microbatches = static_cast<double>(r.microbatches);
+  }
+  state.counters["gpus"] = nodes * 8.0;
+  state.counters["microbatches_per_pipeline"] = microbatches;
+  state.counters["simulated_step_s"] = step_s;
+}
+
+void BM_K3Step2048(benchmark::State& state) {
+  run_step(state, state.range(0) == 0 ? "analytical" : "flow", 256, 1.0);
+}
+BENCHMARK(BM_K3Step2048)->Arg(0)->Arg(1)->ArgNames({"flow"})->Unit(benchmark::kSecond)->Iterations(1);
+
+// Cost against GPUs (analytical network): 1,024, 2,048, 4,096 and 9,216 GPUs (EP 64 needs DP >= 64).
+void BM_K3StepAnalyticalByGpus(benchmark::State& state) {
+  run_step(state, "analytical", static_cast<int>(state.range(0)), 1.0);
+}
+BENCHMARK(BM_K3StepAnalyticalByGpus)->Arg(128)->Arg(256)->Arg(512)->Arg(1152)->ArgNames({"nodes"})
+    ->Unit(benchmark::kSecond)->Iterations(1);
+
+// Cost against micro-batches per pipeline on 2,048 GPUs (analytical): x0.5, x1, x2, x4 the shipped batch
+// (DualPipe needs at least 2 x PP = 32 micro-batches).
+void BM_K3StepAnalyticalByMicrobatches(benchmark::State& state) {
+  run_step(state, "analytical", 256, static_cast<double>(state.range(0)) / 4.0);
+}
+BENCHMARK(BM_K3StepAnalyticalByMicrobatches)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->ArgNames({"quarter_batches"})
+    ->Unit(benchmark::kSecond)->Iterations(1);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,183 @@
+// `k3sim compare <scenario.yaml>... [--set k=v]... [--json] [--report out.html]`: simulates each scenario
+// (or each entry of a scenario's `variants:` list) as `k3sim run` would and tabulates them side by side
+// with deltas against the first: step time and breakdown, tokens/s, MFU, memory headroom, bytes per link
+// class, KV cache at the planned context, cost per 1e12 tokens.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "sim/input/scenario_inputs.hpp"
+#include "reports/sections/sweep.hpp"
+#include "core/version.hpp"
+#include "model/kv_cache.hpp"
+#include "core/error.hpp"
+#include "core/quantity.hpp"
+#include "results/step_output.hpp"
+#include "sim/train/step_simulator.hpp"
+#include "sweep/variants.hpp"
+
+namespace k3::cli {
+
+namespace {
+
+struct CompareOptions {
+  std::vector<std::string> scenarios;
+  std::vector<std::string> sets;
+  bool json = false;
+  std::string report;
+  std::string profile;
+};
+
+// One compared quantity: JSON pointer into a variant's entry, label with unit.
+struct Metric {
+  std::string pointer;
+  std::string label;
+  std::string unit;
+};
+
+nlohmann::json simulate_variant(const sweep::Variant& v, const std::string& profile) {
+  const auto in = input::resolve_scenario(v.scenario, profile);
+  train::StepOptions opt;
+  opt.trace = false;
+  opt.version = std::string(core::version_string());
+  const auto r = train::simulate_step(in.scenario, in.model, *in.topology, in.profile ? &*in.profile : nullptr, opt);
+  nlohmann::json e;
+  e["name"] = v.name;
+  e["source"] = v.scenario.source;
+  e["result"] = results::step_to_json(r);
+  e["memory_headroom_bytes_per_gpu"] = r.hbm_bytes - train::memory_total(r.memory);
+  // Inference-side view of the same model at the planned context: cache per sequence (model/kv_cache.hpp).
+  const auto kv = model::kv_cache(in.model);
+  const double context = static_cast<double>(in.scenario.batch.seq_len);
+  e["kv_cache"] = {{"context_tokens", context},
+                   {"bytes_per_token", kv.bytes_per_token},
+                   {"state_bytes_per_sequence", kv.state_bytes_per_sequence},
+                   {"bytes_per_sequence", kv.bytes_per_token * context + kv.state_bytes_per_sequence}};
+  nlohmann::json links = nlohmann::json::object();
+  for (const auto& l : r.links) links[l.link_class] = l.bytes;
+  e["link_bytes"] = links;
+  nlohmann::json breakdown = nlohmann::json::object();
+  for (const auto& b : r.breakdown) breakdown[b.name] = breakdown.value(b.name, 0.0) + b.seconds;
+  e["breakdown_s"] = breakdown;
+  return e;
+}
+
+std::vector<Metric> metrics_of(const nlohmann::json& variants) {
+  std::vector<Metric> m = {
+      {"/result/step_time_s", "step time", "s"},
+      {"/result/tokens_per_s", "throughput", "tokens/s"},
+      {"/result/mfu", "MFU", "fraction of BF16 peak"},
+      {"/memory_headroom_bytes_per_gpu", "memory headroom per GPU", "B"},
+      {"/kv_cache/bytes_per_sequence", "KV cache + state per sequence at the planned context", "B"},
+      {"/result/cost_per_trillion_tokens_usd", "cost per 1e12 tokens", "USD"},
+  };
+  // Union over variants of breakdown entries and link classes, in first-seen order.
+  std::vector<std::string> seen;
+  auto add = [&](const std::string& ptr, const std::string& label, const std::string& unit) {
+    if (std::find(seen.begin(), seen.end(), ptr) != seen.end()) return;
+    seen.push_back(ptr);
+    m.push_back({ptr, label, unit});
+  };
+  for (const auto& v : variants) {
+    for (const auto& b : v.at("result").at("breakdown")) {
+      const auto name = b.at("name").get<std::string>();
+      add((nlohmann::json::json_pointer("/breakdown_s") / name).to_string(), name, "s");
+    }
+  }
+  for (const auto& v : variants) {
+    for (const auto& [cls, bytes] : v.at("link_bytes").items()) {
+      add((nlohmann::json::json_pointer("/link_bytes") / cls).to_string(), "bytes moved on " + cls + " links", "B");
+    }
+  }
+  return m;
+}
+
+nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const std::string& profile) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& v : variants) list.push_back(simulate_variant(v, profile));
+  nlohmann::json metrics = nlohmann::json::array();
+  for (const auto& m : metrics_of(list)) {
+    const nlohmann::json::json_pointer ptr(m.pointer);
+    const bool base_has = list[0].contains(ptr);
+    const double base = base_has ? list[0].at(ptr).get<double>() : 0;
+    nlohmann::json row{{"pointer", m.pointer}, {"label", m.label}, {"unit", m.unit}};
+    auto& values = row["values"] = nlohmann::json::array();
+    for (const auto& v : list) {
+      if (!v.contains(ptr)) {
+        values.push_back(nullptr);  // this variant has no such entry (no price, no such link class)
+        continue;
+      }
+      const double x = v.at(ptr).get<double>();
+      nlohmann::json cell{{"value", x}};
+      if (base_has) {
+        cell["delta"] = x - base;
+        if (base != 0) cell["delta_fraction"] = (x - base) / base;
+      }
+      values.push_back(cell);
+    }
+    metrics.push_back(row);
+  }
+  return {{"baseline", list[0].at("name")}, {"variants", list}, {"metrics", metrics}};
+}
+
+std::string compare_text(const nlohmann::json& j) {
+  std::string out = fmt::format("{:<56}", "deltas against " + j.at("baseline").get<std::string>());
+  for (const auto& v : j.at("variants")) out += fmt::format(" {:>22}", v.at("name").get<std::string>());
+  out += "\n";
+  for (const auto& m : j.at("metrics")) {
+    const auto unit = m.at("unit").get<std::string>();
+    out += fmt::format("{:<56}", fmt::format("{} ({})", m.at("label").get<std::string>(), unit).substr(0, 56));
+    bool first = true;
+    for (const auto& c : m.at("values")) {
+      if (c.is_null()) {
+        out += fmt::format(" {:>22}", "-");
+      } else if (first || !c.contains("delta_fraction")) {
+        out += fmt::format(" {:>22.4g}", c.at("value").get<double>());
+      } else {
+        out += fmt::format(" {:>12.4g} ({:+6.1f}%)", c.at("value").get<double>(),
+                           100 * c.at("delta_fraction").get<double>());
+      }
+      first = false;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+int compare(const CompareOptions& o) {
+  std::vector<input::Override> sets;
+  for (const auto& s : o.sets) sets.push_back(input::parse_override(s));
+  std::vector<sweep::Variant> variants;
+  for (const auto& path : o.scenarios) {
+    for (auto& v : sweep::load_variants(path, sets)) variants.push_back(std::move(v));
+  }
+  const auto j = compare_json(variants, o.profile);
+  std::string command = "k3sim compare";
+  for (const auto& s : o.scenarios) command += " " + s;
+  if (!o.report.empty()) reports::write_compare_report(o.report, j, command);
+  if (o.json) {
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{}", compare_text(j));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void attach_compare(CLI::App& command, int& exit_status) {
+  auto o = std::make_shared<CompareOptions>();
+  auto* sub = &command;
+  sub->add_option("scenarios", o->scenarios, "Scenario YAML files; a file with `variants:` adds each variant")
+      ->required();
+  sub->add_option("--set", o->sets, "Override a key in every variant, e.g. --set network=analytical (repeatable)");
+  sub->add_flag("--json", o->json, "Print the comparison as JSON");
+  sub->add_option("--report", o->report, "Write an HTML report of the comparison");
+  sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate`");
+  sub->callback([o, &exit_status] { exit_status = compare(*o); });
+}
+
+}  // namespace k3::cli

@@ -1,0 +1,82 @@
+// `k3sim run <scenario.yaml> [--set key=value]... [--json] [--trace trace.json] [--trace-ranks N]
+//  [--profile profile.json] [--report out.html]`: simulate one training step of the scenario and print step time, breakdown,
+// MFU, memory per GPU and link use.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include "sim/input/scenario_inputs.hpp"
+#include "core/version.hpp"
+#include "reports/sections/step.hpp"
+#include "core/error.hpp"
+#include "results/step_output.hpp"
+#include "sim/train/step_simulator.hpp"
+
+namespace k3::cli {
+
+namespace {
+
+struct RunOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  bool json = false;
+  std::string trace;
+  int trace_ranks = 16;
+  std::string profile;
+  std::string report;
+  int jobs = 0;
+  std::string command;  // the command line as run, for the report
+};
+
+void write_json_file(const std::string& path, const nlohmann::json& j, const char* flag) {
+  std::ofstream out(path);
+  if (!out) throw core::InputError({flag, "", 0}, "cannot write '" + path + "'", "a writable file path");
+  out << j.dump() << "\n";
+}
+
+int run(const RunOptions& o) {
+  const auto inputs = input::load_scenario_inputs(o.scenario, o.sets, o.profile);
+  train::StepOptions opt;
+  opt.threads = o.jobs;
+  opt.trace = !o.trace.empty() || !o.report.empty();  // the report draws the timeline
+  opt.max_trace_ranks = o.trace_ranks;
+  opt.version = std::string(core::version_string());
+  const auto result = train::simulate_step(inputs.scenario, inputs.model, *inputs.topology,
+                                          inputs.profile ? &*inputs.profile : nullptr, opt);
+  if (!o.trace.empty()) write_json_file(o.trace, results::step_trace(result), "--trace");
+  const nlohmann::json json = results::step_to_json(result);
+  if (!o.report.empty()) reports::write_step_report(o.report, result, json, o.command);
+  if (o.json) {
+    fmt::print("{}\n", json.dump(2));
+  } else {
+    fmt::print("{}", results::step_to_text(result));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void attach_run(CLI::App& command, int& exit_status) {
+  auto o = std::make_shared<RunOptions>();
+  auto* sub = &command;
+  sub->add_option("scenario", o->scenario, "Scenario YAML (see scenarios/README.md)")->required();
+  sub->add_option("--set", o->sets, "Override a scenario key, e.g. --set parallel.ep=32 (repeatable)");
+  sub->add_flag("--json", o->json, "Print the result as JSON");
+  sub->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace of the pipeline timeline to this file");
+  sub->add_option("--trace-ranks", o->trace_ranks, "Pipeline ranks kept in the trace")->check(CLI::PositiveNumber);
+  sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate` (replaces the defaults)");
+  sub->add_option("--report", o->report, "Write a self-contained HTML report (charts, timeline, assumptions) to this file");
+  sub->add_option("-j,--jobs", o->jobs, "Threads for the independent pass simulations (default 0: one per hardware "
+                  "thread; the result does not depend on it)")->check(CLI::NonNegativeNumber);
+  sub->callback([o, &exit_status] {
+    o->command = "k3sim run " + o->scenario;
+    for (const auto& s : o->sets) o->command += " --set " + s;
+    if (!o->profile.empty()) o->command += " --profile " + o->profile;
+    exit_status = run(*o);
+  });
+}
+
+}  // namespace k3::cli

@@ -1,0 +1,155 @@
+// k3sim traffic: expert all-to-all bytes per token per layer by link class, dedup factors and per-GPU spread,
+// for each model (k3 and k3-448 side by side by default), from uniformly routed tokens.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/routing/model_shape.hpp"
+#include "model/balancing/load_stats.hpp"
+#include "model/routing/uniform_traffic.hpp"
+#include "core/version.hpp"
+#include "reports/sections/traffic.hpp"
+
+namespace k3::cli {
+
+namespace {
+
+struct TrafficOptions {
+  std::vector<std::string> models{"k3", "k3-448"};
+  int ep = 0;
+  int gpus_per_node = 8;
+  int tokens_per_gpu = 512;
+  int node_limit = 0;
+  std::string algorithm = "flat";
+  std::string placement = "contiguous";
+  std::uint64_t seed = 1;
+  bool json = false;
+  bool matrix = false;
+  std::string report;
+};
+
+nlohmann::json link_json(const routing::LinkClassBytes& b) {
+  return {{"nvlink", b.nvlink}, {"nic", b.nic}, {"fabric", b.fabric}, {"local", b.local}};
+}
+
+nlohmann::json model_json(const routing::UniformTrafficConfig& cfg, const routing::TrafficResult& r, bool matrix) {
+  const auto per_token = r.bytes_per_token();
+  const std::vector<double> gpu_bytes = r.gpu_bytes;
+  double mean = 0, max = 0;
+  for (double b : gpu_bytes) {
+    mean += b;
+    max = std::max(max, b);
+  }
+  mean /= static_cast<double>(gpu_bytes.size());
+  nlohmann::json j = {
+      {"model", cfg.shape.name},
+      {"experts", cfg.shape.experts},
+      {"top_k", cfg.shape.top_k},
+      {"width_elements", cfg.shape.dispatch_width},
+      {"ep", cfg.placement.gpus},
+      {"gpus_per_node", cfg.placement.gpus_per_node},
+      {"algorithm", routing::to_string(cfg.traffic.algorithm)},
+      {"node_limit", cfg.node_limit == 0 ? nlohmann::json(nullptr) : nlohmann::json(cfg.node_limit)},
+      {"tokens", r.tokens},
+      {"routing", "uniform"},
+      {"elements_per_token", r.elements_per_token()},
+      {"dispatch_bytes_per_element", cfg.traffic.dispatch_bytes_per_element},
+      {"combine_bytes_per_element", cfg.traffic.combine_bytes_per_element},
+      {"bytes_per_token", link_json(per_token)},
+      {"dispatch_bytes_per_token", link_json(r.dispatch.scaled(1.0 / r.tokens))},
+      {"combine_bytes_per_token", link_json(r.combine.scaled(1.0 / r.tokens))},
+      {"dedup_factor", {{"gpu", r.gpu_dedup_factor()}, {"node", r.node_dedup_factor()}}},
+      {"distinct_gpus_per_token", r.distinct_gpus_per_token()},
+      {"distinct_nodes_per_token", r.distinct_nodes_per_token()},
+      {"closed_form_gpus_per_token",
+       routing::expected_distinct_groups(cfg.shape.experts, cfg.shape.top_k, cfg.placement.gpus)},
+      {"closed_form_nodes_per_token",
+       routing::expected_distinct_groups(cfg.shape.experts, cfg.shape.top_k,
+                                         cfg.placement.gpus / cfg.placement.gpus_per_node)},
+      {"gpu_bytes", {{"max", max}, {"mean", mean}}},
+      {"max_over_mean_gpu_bytes", balancing::max_over_mean(gpu_bytes)},
+  };
+  if (matrix) {
+    j["dispatch_matrix_bytes"] = r.dispatch_matrix;
+    j["combine_matrix_bytes"] = r.combine_matrix;
+  }
+  return j;
+}
+
+void print_text(const std::vector<nlohmann::json>& rows) {
+  fmt::print("Expert all-to-all per token per MoE layer (uniform routing; dispatch FP8 + scales, combine BF16)\n");
+  fmt::print("{:<34}", "");
+  for (const auto& r : rows) fmt::print("{:>16}", r["model"].get<std::string>());
+  fmt::print("\n");
+  auto line = [&](const char* label, auto value_of, const char* unit) {
+    fmt::print("{:<34}", fmt::format("{} [{}]", label, unit));
+    for (const auto& r : rows) fmt::print("{:>16.4g}", value_of(r));
+    fmt::print("\n");
+  };
+  line("routed experts", [](const nlohmann::json& r) { return r["experts"].get<double>(); }, "count");
+  line("top-k", [](const nlohmann::json& r) { return r["top_k"].get<double>(); }, "experts");
+  line("width", [](const nlohmann::json& r) { return r["width_elements"].get<double>(); }, "elements");
+  line("elements before dedup", [](const nlohmann::json& r) { return r["elements_per_token"].get<double>(); }, "elements");
+  line("distinct GPUs (closed form)", [](const nlohmann::json& r) { return r["closed_form_gpus_per_token"].get<double>(); }, "GPUs");
+  line("distinct GPUs (sampled)", [](const nlohmann::json& r) { return r["distinct_gpus_per_token"].get<double>(); }, "GPUs");
+  line("distinct nodes (sampled)", [](const nlohmann::json& r) { return r["distinct_nodes_per_token"].get<double>(); }, "nodes");
+  line("dedup factor per GPU", [](const nlohmann::json& r) { return r["dedup_factor"]["gpu"].get<double>(); }, "x");
+  line("dedup factor per node", [](const nlohmann::json& r) { return r["dedup_factor"]["node"].get<double>(); }, "x");
+  for (const char* cls : {"nvlink", "nic", "fabric", "local"})
+    line(fmt::format("{} bytes per token", cls).c_str(),
+         [cls](const nlohmann::json& r) { return r["bytes_per_token"][cls].get<double>(); }, "B");
+  line("max / mean bytes per GPU", [](const nlohmann::json& r) { return r["max_over_mean_gpu_bytes"].get<double>(); }, "x");
+  fmt::print("fabric = NIC bytes that change rail (cross the spine of a rail-optimised fabric); local = no link.\n");
+}
+
+}  // namespace
+
+void attach_traffic(CLI::App& command, int& exit_status) {
+  auto opt = std::make_shared<TrafficOptions>();
+  auto* cmd = &command;
+  cmd->option_defaults()->always_capture_default();  // --report lists every option as run
+  cmd->add_option("models", opt->models, "Model presets (default: k3 k3-448)");
+  cmd->add_option("--ep", opt->ep, "Expert-parallel group size (GPUs)")->required();
+  cmd->add_option("--gpus-per-node", opt->gpus_per_node, "GPUs per node (default 8)");
+  cmd->add_option("--tokens-per-gpu", opt->tokens_per_gpu, "Tokens sampled on each GPU (default 512)");
+  cmd->add_option("--node-limit", opt->node_limit, "At most M nodes per token (DeepSeek-V3 routing); 0 = none");
+  cmd->add_option("--algorithm", opt->algorithm, "flat (NCCL all-to-all) or deepep (hierarchical)");
+  cmd->add_option("--placement", opt->placement, "contiguous or strided");
+  cmd->add_option("--seed", opt->seed, "Random seed (default 1)");
+  cmd->add_flag("--json", opt->json, "Print JSON");
+  cmd->add_flag("--matrix", opt->matrix, "Include the GPU x GPU dispatch and combine matrices in the JSON");
+  cmd->add_option("--report", opt->report, "Write a self-contained HTML report (bars, GPU x GPU heatmap) to this file");
+  cmd->callback([opt, cmd, &exit_status] {
+    std::vector<nlohmann::json> rows;
+    std::vector<reports::TrafficMatrix> matrices;
+    for (const auto& name : opt->models) {
+      routing::UniformTrafficConfig cfg;
+      cfg.shape = routing::load_routing_shape(name, "models");
+      cfg.placement = {routing::parse_placement_kind(opt->placement, "--placement"), opt->ep, opt->gpus_per_node, 0};
+      cfg.traffic.algorithm = routing::parse_dispatch_algorithm(opt->algorithm, "--algorithm");
+      cfg.tokens_per_gpu = opt->tokens_per_gpu;
+      cfg.node_limit = opt->node_limit;
+      cfg.seed = opt->seed;
+      const auto result = routing::uniform_traffic(cfg);
+      rows.push_back(model_json(cfg, result, opt->matrix));
+      matrices.push_back({cfg.shape.name, result.gpus, result.gpus_per_node, result.dispatch_matrix});
+    }
+    if (!opt->report.empty()) {
+      matrices.resize(1);  // one EP group's heatmap: the first model's
+      reports::write_traffic_report(opt->report, nlohmann::json{{"models", rows}}, matrices,
+                                    {"k3sim traffic", std::string(core::version_string()), opt->seed,
+                                     "Options as run (defaults included)", cmd->config_to_str(true, false), {}});
+    }
+    if (opt->json)
+      fmt::print("{}\n", nlohmann::json{{"models", rows}}.dump(2));
+    else
+      print_text(rows);
+    exit_status = 0;
+  });
+}
+
+}  // namespace k3::cli

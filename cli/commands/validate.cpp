@@ -1,0 +1,57 @@
+// `k3sim validate [--json] [--report out.html] [--data DIR] [--scenarios DIR]`: run the published validation cases of
+// shared/validation and print predicted against published with the signed error of each.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "core/version.hpp"
+#include "reports/sections/validation.hpp"
+#include "validate/validation.hpp"
+
+namespace k3::cli {
+
+namespace {
+
+struct ValidateOptions {
+  std::string data_dir;
+  std::string scenario_dir;
+  bool json = false;
+  std::string report;
+};
+
+int validate(const ValidateOptions& o) {
+  auto paths = validate::default_validation_paths();
+  if (!o.data_dir.empty()) paths.data_dir = o.data_dir;
+  if (!o.scenario_dir.empty()) paths.scenario_dir = o.scenario_dir;
+  const auto report = validate::run_validation(paths);
+  const auto json = validate::validation_to_json(report);
+  if (!o.report.empty()) {
+    reports::RunInfo info;
+    info.command = "k3sim validate";
+    info.version = std::string(core::version_string());
+    info.scenario_name = "Data folders";
+    info.scenario_text = "data: " + paths.data_dir + "\nscenarios: " + paths.scenario_dir + "\n";
+    reports::write_validation_report(o.report, json, info);
+  }
+  if (o.json) {
+    fmt::print("{}\n", json.dump(2));
+  } else {
+    fmt::print("{}", validate::validation_to_text(report));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void attach_validate(CLI::App& command, int& exit_status) {
+  auto o = std::make_shared<ValidateOptions>();
+  auto* sub = &command;
+  sub->add_option("--data", o->data_dir, "Folder of the published CSVs (default: <source>/../shared/validation)");
+  sub->add_option("--scenarios", o->scenario_dir, "Folder of the validation scenarios (default: <source>/scenarios)");
+  sub->add_flag("--json", o->json, "Print the cases as JSON");
+  sub->add_option("--report", o->report, "Write a self-contained HTML report to this file");
+  sub->callback([o, &exit_status] { exit_status = validate(*o); });
+}
+
+}  // namespace k3::cli

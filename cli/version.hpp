@@ -1,7 +1,0 @@
-#pragma once
-#include <string_view>
-
-namespace k3::cli {
-// "k3sim 0.1.0" from the CMake project version.
-std::string_view version_string();
-}  // namespace k3::cli

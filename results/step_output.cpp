@@ -1,0 +1,96 @@
+#include "results/step_output.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/quantity.hpp"
+
+namespace k3::results {
+
+nlohmann::json step_to_json(const train::StepResult& r) {
+  nlohmann::json j;
+  j["scenario"] = r.scenario;
+  j["model"] = r.model;
+  j["topology"] = r.topology;
+  j["gpus"] = r.gpus;
+  j["seed"] = r.seed;
+  j["version"] = r.version;
+  j["network_model"] = r.network_model;
+  j["microbatches_per_pipeline"] = r.microbatches;
+  j["step_time_s"] = r.step_time_s;
+  j["tokens_per_step"] = r.tokens_per_step;
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["model_flops_per_step"] = r.model_flops_per_step;
+  j["tflops_per_gpu"] = r.tflops_per_gpu;
+  j["mfu"] = r.mfu;
+  j["mfu_fp8"] = r.mfu_fp8;
+  j["peak_flops_per_s_bf16"] = r.peak_flops_per_s_bf16;
+  j["peak_flops_per_s_fp8"] = r.peak_flops_per_s_fp8;
+  j["gpu_hours_per_trillion_tokens"] = r.gpu_hours_per_trillion_tokens;
+  if (r.cost_per_trillion_tokens > 0) j["cost_per_trillion_tokens_usd"] = r.cost_per_trillion_tokens;
+  auto& b = j["breakdown"] = nlohmann::json::array();
+  for (const auto& s : r.breakdown) b.push_back({{"name", s.name}, {"category", s.category}, {"seconds", s.seconds}});
+  auto& m = j["memory_per_gpu"] = nlohmann::json::array();
+  for (const auto& s : r.memory) m.push_back({{"name", s.name}, {"bytes", s.bytes}});
+  j["memory_bytes_per_gpu"] = train::memory_total(r.memory);
+  j["hbm_bytes"] = r.hbm_bytes;
+  j["fits_in_memory"] = r.fits_in_memory;
+  auto& l = j["links"] = nlohmann::json::array();
+  for (const auto& c : r.links) {
+    l.push_back({{"link_class", c.link_class}, {"bytes", c.bytes}, {"mean_utilisation", c.mean_utilisation}});
+  }
+  j["assumptions"] = r.assumptions;
+  j["simulated_events"] = r.simulated_events;
+  return j;
+}
+
+std::string step_to_text(const train::StepResult& r) {
+  std::string out;
+  out += fmt::format("{}: {} on {} ({} GPUs), {} network model\n", r.scenario, r.model, r.topology, r.gpus,
+                     r.network_model);
+  out += fmt::format("  step time            {:>12.3f} s\n", r.step_time_s);
+  out += fmt::format("  tokens per step      {:>12.4g} tokens\n", r.tokens_per_step);
+  out += fmt::format("  throughput           {:>12.4g} tokens/s\n", r.tokens_per_s);
+  out += fmt::format("  model FLOPs per GPU  {:>12.1f} TFLOP/s (causal attention, no recomputation counted)\n",
+                     r.tflops_per_gpu);
+  out += fmt::format("  MFU                  {:>12.1f} % of {:.0f} TFLOP/s BF16", 100 * r.mfu,
+                     r.peak_flops_per_s_bf16 / 1e12);
+  if (r.mfu_fp8 > 0) out += fmt::format(" ({:.1f} % of {:.0f} TFLOP/s FP8)", 100 * r.mfu_fp8, r.peak_flops_per_s_fp8 / 1e12);
+  out += "\n";
+  out += fmt::format("  GPU-hours per 1e12 tokens {:>7.4g} GPU-h", r.gpu_hours_per_trillion_tokens);
+  if (r.cost_per_trillion_tokens > 0) out += fmt::format(" (USD {:.4g})", r.cost_per_trillion_tokens);
+  out += fmt::format("\n  micro-batches per pipeline {}\n\n", r.microbatches);
+  out += "  time breakdown on the critical pipeline rank\n";
+  for (const auto& s : r.breakdown) {
+    out += fmt::format("    {:<44} {:>10.3f} s {:>6.1f} %\n", s.name, s.seconds, 100 * s.seconds / r.step_time_s);
+  }
+  const double used = train::memory_total(r.memory);
+  out += fmt::format("\n  memory per GPU (most loaded pipeline rank), HBM {}\n", core::format_bytes(r.hbm_bytes));
+  for (const auto& s : r.memory) out += fmt::format("    {:<44} {:>12}\n", s.name, core::format_bytes(s.bytes));
+  out += fmt::format("    {:<44} {:>12}  {}\n", "total", core::format_bytes(used),
+                     r.fits_in_memory ? "fits" : "DOES NOT FIT: exceeds HBM");
+  out += "\n  link classes (whole cluster, one step)\n";
+  for (const auto& c : r.links) {
+    out += fmt::format("    {:<12} {:>12} moved, mean utilisation {:>5.1f} %\n", c.link_class,
+                       core::format_bytes(c.bytes), 100 * c.mean_utilisation);
+  }
+  return out;
+}
+
+nlohmann::json step_trace(const train::StepResult& r) {
+  nlohmann::json events = nlohmann::json::array();
+  int max_rank = -1;
+  for (const auto& s : r.trace) {
+    events.push_back({{"name", s.name}, {"cat", s.kind}, {"ph", "X"}, {"pid", s.rank}, {"tid", s.track},
+                      {"ts", s.start_s * 1e6}, {"dur", (s.end_s - s.start_s) * 1e6}});
+    max_rank = std::max(max_rank, s.rank);
+  }
+  for (int k = 0; k <= max_rank; ++k) {
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", k},
+                      {"args", {{"name", fmt::format("pipeline rank {}", k)}}}});
+  }
+  return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+}
+
+}  // namespace k3::results

@@ -1,0 +1,308 @@
+#include "sim/cost/cost_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/error.hpp"
+
+namespace k3::cost {
+
+namespace {
+
+constexpr const char* kMamf =
+    "stas00/ml-engineering, compute/accelerator/README.md, 'Maximum Achievable Matmul FLOPS comparison table'";
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+DefaultEfficiencies default_efficiencies(const std::string& gpu, Bf16GemmKernels bf16_kernels) {
+  DefaultEfficiencies d;
+  d.attention_fwd = {0.60, "FlashAttention-2 (arXiv:2307.08691): forward reaches 50-73% of peak on A100; 60% taken"};
+  d.attention_bwd = {0.50, "FlashAttention-2 (arXiv:2307.08691): backward utilisation below forward; 5/6 of the "
+                           "forward figure assumed"};
+  d.kda_scan = {0.35, "assumption: chunkwise delta-rule kernels are bound by small per-chunk matmuls and the "
+                      "inter-chunk recurrence; no published utilisation, replace with `k3sim calibrate`"};
+  d.hbm = {0.90, "sustained device-to-device copies reach about 90% of datasheet HBM bandwidth (e.g. H100 SXM "
+                 "3.0 of 3.35 TB/s); replace with `k3sim calibrate` (probe hbm_copy)"};
+  d.min_kernel_s = 3e-6;
+  d.min_kernel_source = "assumption: a kernel launched in a training step occupies the GPU at least 3 us "
+                        "(launch latency and tail); replace with `k3sim calibrate`";
+  if (bf16_kernels == Bf16GemmKernels::cuda11 && !starts_with(gpu, "A100")) {
+    throw core::InputError({"", "bf16_gemm_kernels", 0}, "no CUDA 11 GEMM measurement for " + gpu,
+                           "cuda12 (or cuda11 on A100)");
+  }
+  if (starts_with(gpu, "A100")) {
+    d.gemm_bf16 = {267.9 / 312.0, std::string(kMamf) + ": A100 SXM 267.9 of 312 TFLOP/s BF16 (CUDA 12.1)"};
+    if (bf16_kernels == Bf16GemmKernels::cuda11) {
+      d.gemm_bf16 = {230.0 / 312.0,
+                     "mli/transformers-benchmarks README, micro-benchmark summary: A100 80GB square FP16 matmul "
+                     "230 of 312 TFLOP/s (micro_bench.ipynb, n up to 8192, PyTorch on CUDA 11)"};
+    }
+    d.gemm_fp8 = {0.0, "A100 has no FP8 tensor cores"};
+    d.tile_m = 128;
+    d.tile_n = 128;
+  } else if (starts_with(gpu, "H100") || starts_with(gpu, "H800") || starts_with(gpu, "H200") ||
+             starts_with(gpu, "GH200")) {
+    d.gemm_bf16 = {792.1 / 989.0, std::string(kMamf) + ": H100 SXM 792.1 of 989 TFLOP/s BF16 (CUDA 12.1); "
+                                  "H800 and H200 share the GH100 die and clocks"};
+    d.gemm_fp8 = {1550.0 / 1979.0, "deepseek-ai/DeepGEMM README: FP8 GEMMs up to 1550 TFLOP/s on H800 "
+                                   "(2025-04-18), of 1979 TFLOP/s dense peak"};
+    d.fp8_table = true;
+    d.tile_m = 128;
+    d.tile_n = 256;
+  } else {
+    d.gemm_bf16 = {792.1 / 989.0, std::string(kMamf) + ": no measurement for " + gpu +
+                                      "; the H100 SXM fraction (792.1 of 989 TFLOP/s) assumed"};
+    d.gemm_fp8 = {1550.0 / 1979.0, "no FP8 measurement for " + gpu + "; DeepGEMM's H800 fractions of the FP8 "
+                                   "peak assumed (best case 1550 of 1979 TFLOP/s)"};
+    d.fp8_table = true;
+    d.tile_m = 128;
+    d.tile_n = 256;
+  }
+  return d;
+}
+
+OpCostModel::OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision,
+                         KernelChoice kernels)
+    : device_(std::move(device)), profile_(profile), precision_(gemm_precision), kernels_(kernels),
+      defaults_(default_efficiencies(device_.name, kernels.bf16)) {
+  if (precision_ == Precision::fp8 && device_.fp8_flops_per_s <= 0) precision_ = Precision::bf16;
+  if (defaults_.fp8_table) {
+    fp8_dense_ = fp8_curve(deepgemm_dense_rows());
+    fp8_grouped_ = fp8_curve(deepgemm_grouped_rows());
+  }
+}
+
+Fp8EfficiencyCurve OpCostModel::fp8_curve(const std::vector<Fp8GemmMeasurement>& rows) const {
+  // Each row's fraction of the peak, divided by this model's tile and wave quantization of the measured
+  // shape: what is left is the kernel's rate at that K, to which the op's own quantization is applied.
+  std::map<double, std::pair<double, int>> by_k;
+  for (const auto& r : rows) {
+    const double tflops = r.tflops / (kernels_.fp8 == Fp8GemmKernels::cutlass_3_6 ? r.speedup : 1.0);
+    auto& [sum, count] = by_k[r.k];
+    sum += tflops / kH800Fp8PeakTflops / gemm_shape_efficiency(r.m, r.n, r.groups);
+    ++count;
+  }
+  Fp8EfficiencyCurve curve;
+  for (const auto& [k, v] : by_k) curve.points.push_back({k, v.first / v.second});
+  return curve;
+}
+
+double OpCostModel::fp8_gemm_efficiency(double k, bool grouped) const {
+  return (grouped ? fp8_grouped_ : fp8_dense_).at(k);
+}
+
+namespace {
+
+// Output rows, output columns and reduction length of each part of a GEMM whose forward is
+// [m, k] x [k, n]: the activation gradient is [m, n] x [n, k], the weight gradient [n, m] x [m, k].
+struct GemmDims {
+  double m, n, k;
+};
+GemmDims dims_of(const GemmDims& f, OpCostModel::GemmPart part) {
+  switch (part) {
+    case OpCostModel::GemmPart::fwd: return f;
+    case OpCostModel::GemmPart::dgrad: return {f.m, f.k, f.n};
+    case OpCostModel::GemmPart::wgrad: return {f.n, f.k, f.m};
+  }
+  return f;
+}
+
+// The forward [m, k] x [k, n] of a GEMM op, m per group, and its number of groups (experts); nullopt for an
+// op whose shape is not a GEMM's.
+struct GemmForward {
+  GemmDims dims;
+  int groups = 1;
+};
+std::optional<GemmForward> forward_of(const model::Op& op) {
+  if (const auto* s = std::get_if<model::GemmShape>(&op.shape)) return GemmForward{{s->m, s->n, s->k}, 1};
+  if (const auto* e = std::get_if<model::ExpertGemmShape>(&op.shape)) {
+    return GemmForward{{e->tokens_per_expert, e->n, e->k}, e->experts};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+double OpCostModel::gemm_shape_efficiency(double m, double n, int groups) const {
+  // Tile quantization: partial tiles at the edges do full work; wave quantization: the last wave of
+  // tiles leaves SMs idle.
+  const double tm = defaults_.tile_m;
+  const double tn = defaults_.tile_n;
+  const double tiles_m = std::ceil(std::max(m, 1.0) / tm);
+  const double tiles_n = std::ceil(std::max(n, 1.0) / tn);
+  const double tiles = tiles_m * tiles_n * groups;
+  const double padded = tiles_m * tm * tiles_n * tn;
+  const double tile_eff = (std::max(m, 1.0) * std::max(n, 1.0)) / padded;
+  const double sms = std::max(device_.sms, 1);
+  const double waves = std::ceil(tiles / sms);
+  const double wave_eff = tiles / (waves * sms);
+  return tile_eff * wave_eff;
+}
+
+std::optional<double> OpCostModel::profile_fraction(const std::string& op_class, double work) const {
+  if (profile_ == nullptr || !profile_->has(op_class)) return std::nullopt;
+  return profile_->efficiency(op_class, work);
+}
+
+core::Seconds OpCostModel::memory_time(core::Bytes bytes) const {
+  const double eff = profile_fraction("elementwise", bytes).value_or(defaults_.hbm.value);
+  return bytes / (device_.hbm_bytes_per_s * eff);
+}
+
+core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, GemmPart part) const {
+  using model::OpKind;
+  if (flops <= 0) return 0;
+  const bool backward = part != GemmPart::fwd;
+  double rate = 0;
+  switch (op.kind) {
+    case OpKind::DenseGemm:
+    case OpKind::Router:
+    case OpKind::ExpertGemm: {
+      const bool grouped = op.kind == OpKind::ExpertGemm;
+      const bool fp8 = precision_ == Precision::fp8 && !op.keeps_bf16;
+      double shape_eff = 1.0, k = 0;
+      if (const auto f = forward_of(op)) {
+        const auto d = dims_of(f->dims, part);
+        shape_eff = gemm_shape_efficiency(d.m, d.n, f->groups);
+        k = d.k;
+      }
+      double base = defaults_.gemm_bf16.value;
+      if (fp8) base = defaults_.fp8_table && k > 0 ? fp8_gemm_efficiency(k, grouped) : defaults_.gemm_fp8.value;
+      const std::string op_class = std::string(grouped ? "grouped_gemm_" : "gemm_") + (fp8 ? "fp8" : "bf16");
+      const double peak = fp8 ? device_.fp8_flops_per_s : device_.bf16_flops_per_s;
+      rate = peak * profile_fraction(op_class, flops).value_or(base * shape_eff);
+      break;
+    }
+    case OpKind::AttentionCore: {
+      const double base = backward ? defaults_.attention_bwd.value : defaults_.attention_fwd.value;
+      rate = device_.bf16_flops_per_s * profile_fraction("attention", flops).value_or(base);
+      break;
+    }
+    case OpKind::KdaChunkScan:
+      rate = device_.bf16_flops_per_s * profile_fraction("kda", flops).value_or(defaults_.kda_scan.value);
+      break;
+    default:
+      return 0;  // memory-bound kinds are costed by bytes only
+  }
+  return flops / rate;
+}
+
+std::string OpCostModel::category(const model::Op& op) {
+  using model::OpKind;
+  switch (op.kind) {
+    case OpKind::DenseGemm: return op.name.rfind("shared", 0) == 0 ? "shared-expert GEMM" : "dense GEMM";
+    case OpKind::ExpertGemm: return "routed-expert GEMM";
+    case OpKind::AttentionCore: return "attention core";
+    case OpKind::KdaChunkScan: return "KDA scan";
+    case OpKind::Router: return "router";
+    case OpKind::Norm: return "norms";
+    case OpKind::Elementwise: return "elementwise";
+    case OpKind::Embedding: return "embedding";
+    case OpKind::Communication: return "communication";
+  }
+  return "other";
+}
+
+OpTime OpCostModel::unfused_attention_time(const model::Op& op) const {
+  const auto& a = std::get<model::AttentionShape>(op.shape);
+  // The batched GEMMs compute the whole seq x seq matrix, masked or not: twice the causal count.
+  const double executed = op.fwd_flops * (a.causal ? 2.0 : 1.0);
+  const double gemm_rate = device_.bf16_flops_per_s * defaults_.gemm_bf16.value *
+                           gemm_shape_efficiency(a.seq, a.seq, std::max(1, a.heads) * static_cast<int>(a.sequences));
+  // Score matrix traffic, 2-byte elements: forward writes it (QK^T), the softmax reads and writes it,
+  // dropout reads and writes it and stores a 1-byte mask, PV reads it: 6 passes + the mask. The backward
+  // pass reads and writes each of these once more: twice the forward traffic.
+  // Math and score traffic add up rather than overlap: head-dim-K batched GEMMs measured on A100 take about
+  // their math at peak plus their output traffic (pytorch/pytorch#83272: bmm 512 x 1024 x 1024 x 128 FP16,
+  // 1.038 ms = 132 TFLOP/s; 0.44 ms of math at 312 TFLOP/s + 0.60 ms writing 1.07 GB at 1.8 TB/s).
+  const double elements = a.sequences * a.heads * a.seq * a.seq;
+  const double fwd_bytes = elements * (6 * 2.0 + 1.0);
+  OpTime t;
+  t.fwd = executed / gemm_rate + memory_time(fwd_bytes);
+  t.dgrad = 2 * executed / gemm_rate + memory_time(2 * fwd_bytes);
+  return t;
+}
+
+OpTime OpCostModel::time(const model::Op& op) const {
+  OpTime t;
+  if (op.kind == model::OpKind::Communication) return t;
+  if (op.kind == model::OpKind::AttentionCore && kernels_.attention == AttentionKernel::unfused &&
+      std::holds_alternative<model::AttentionShape>(op.shape)) {
+    return unfused_attention_time(op);
+  }
+  const double bytes = op.read_bytes + op.write_bytes;
+  const double mem = memory_time(bytes);
+  const double floor = defaults_.min_kernel_s;
+  t.fwd = std::max({compute_time(op, op.fwd_flops, GemmPart::fwd), mem, floor});
+  // Backward reads what forward read and writes gradients of the same size: twice the traffic.
+  if (op.dgrad_flops > 0 || op.kind == model::OpKind::Norm || op.kind == model::OpKind::Elementwise) {
+    t.dgrad = std::max({compute_time(op, op.dgrad_flops, GemmPart::dgrad), 2 * mem, floor});
+  }
+  if (op.wgrad_flops > 0) t.wgrad = std::max({compute_time(op, op.wgrad_flops, GemmPart::wgrad), mem, floor});
+  add_fp8_quantization(op, t);
+  return t;
+}
+
+void OpCostModel::add_fp8_quantization(const model::Op& op, OpTime& t) const {
+  // DeepSeek-V3 (arXiv:2412.19437 section 3.5.2) describes the HBM round trips its FP8 GEMMs need: the
+  // BF16 input is read, quantized in 1x128 tiles and written back as FP8 before the forward GEMM (3 bytes
+  // per element); the output gradient likewise before the activation-gradient GEMM; for the weight
+  // gradient both operands are read as FP8, transposed, re-quantized in 128x1 tiles and written (2 bytes
+  // per element each). Each is a kernel of its own, costed by its bytes like any memory-bound op.
+  const auto f = forward_of(op);
+  if (precision_ != Precision::fp8 || op.keeps_bf16 || !f) return;
+  const double m = f->dims.m * f->groups, n = f->dims.n, k = f->dims.k;
+  const auto kernel = [this](double bytes) { return std::max(memory_time(bytes), defaults_.min_kernel_s); };
+  if (op.fwd_flops > 0 && !op.input_arrives_fp8) t.fwd_quant = kernel(3 * m * k);
+  if (op.dgrad_flops > 0) t.dgrad_quant = kernel(3 * m * n);
+  if (op.wgrad_flops > 0) t.wgrad_quant = kernel(2 * m * n + 2 * m * k);
+}
+
+std::vector<std::string> OpCostModel::assumptions() const {
+  std::vector<std::string> out;
+  const auto& d = defaults_;
+  out.push_back(fmt::format("BF16 GEMM efficiency {:.1f}% of {:.0f} TFLOP/s before shape quantization: {}",
+                            100 * d.gemm_bf16.value, device_.bf16_flops_per_s / 1e12, d.gemm_bf16.source));
+  if (device_.fp8_flops_per_s > 0 && d.fp8_table) {
+    const bool older = kernels_.fp8 == Fp8GemmKernels::cutlass_3_6;
+    out.push_back(fmt::format(
+        "FP8 GEMMs (fine-grained scaling) at {} rates by reduction length K, {:.0f}% of {:.0f} TFLOP/s at K = {:.0f} "
+        "to {:.0f}% at K = {:.0f} (dense) before shape quantization: {}{}; the output head and the MoE gating stay "
+        "in BF16 (DeepSeek-V3, arXiv:2412.19437 section 3.3.1)",
+        older ? "CUTLASS 3.6-based (DeepSeek 2024)" : "DeepGEMM", 100 * fp8_dense_.points.front().efficiency,
+        device_.fp8_flops_per_s / 1e12, fp8_dense_.points.front().work, 100 * fp8_dense_.points.back().efficiency,
+        fp8_dense_.points.back().work, kDeepGemmTableSource,
+        older ? " (DeepGEMM's rate divided by its speedup over those kernels)" : ""));
+  } else if (device_.fp8_flops_per_s > 0) {
+    out.push_back(fmt::format("FP8 GEMM efficiency {:.1f}% of {:.0f} TFLOP/s: {}", 100 * d.gemm_fp8.value,
+                              device_.fp8_flops_per_s / 1e12, d.gemm_fp8.source));
+  }
+  out.push_back(fmt::format("GEMM tiles {}x{} over {} SMs for tile and wave quantization: NVIDIA Matrix "
+                            "Multiplication Background User's Guide, sections 3.1-3.2",
+                            d.tile_m, d.tile_n, device_.sms));
+  if (kernels_.attention == AttentionKernel::unfused) {
+    out.push_back("attention unfused (Megatron-LM 2021, SC21 section 4.2): batched GEMMs at the BF16 GEMM "
+                  "efficiency over the full seq x seq scores, plus 6 passes of 2-byte scores and a 1-byte dropout "
+                  "mask through HBM forward, twice that backward");
+  }
+  out.push_back(fmt::format("attention forward {:.0f}% / backward {:.0f}% of BF16 peak: {}; {}",
+                            100 * d.attention_fwd.value, 100 * d.attention_bwd.value, d.attention_fwd.source,
+                            d.attention_bwd.source));
+  out.push_back(fmt::format("KDA chunk scan {:.0f}% of BF16 peak: {}", 100 * d.kda_scan.value, d.kda_scan.source));
+  out.push_back(fmt::format("memory-bound ops at {:.0f}% of {:.2f} TB/s HBM: {}", 100 * d.hbm.value,
+                            device_.hbm_bytes_per_s / 1e12, d.hbm.source));
+  out.push_back(fmt::format("minimum kernel time {:.0f} us: {}", d.min_kernel_s * 1e6, d.min_kernel_source));
+  if (profile_ != nullptr) {
+    out.push_back(fmt::format("calibration profile from {} ({}) replaces the defaults for the op classes it "
+                              "measured: {}", profile_->device().name, profile_->device().backend,
+                              fmt::join(profile_->op_classes(), ", ")));
+  }
+  return out;
+}
+
+}  // namespace k3::cost

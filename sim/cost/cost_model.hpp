@@ -1,0 +1,120 @@
+#pragma once
+// Turns a model operator into GPU time: a roofline of the GPU's datasheet peaks times efficiencies.
+//
+// Efficiencies come from a calibration profile when one is given (`k3sim run --profile`: the profile's
+// curve for the op class at the op's work size), else from the shipped defaults below, each with its
+// source: the largest achievable GEMM rate measured per GPU generation, reduced by tile and wave
+// quantization for the op's shape (NVIDIA, "Matrix Multiplication Background User's Guide", sections 3.1
+// and 3.2), and a sustained fraction of HBM bandwidth for memory-bound ops.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/cost/calibration_profile.hpp"
+#include "model/ops.hpp"
+#include "core/units.hpp"
+#include "sim/cost/fp8_gemm_rates.hpp"
+
+namespace k3::cost {
+
+struct DeviceModel {
+  std::string name;                 // e.g. "H800-SXM"
+  double bf16_flops_per_s = 0;      // dense datasheet peak
+  double fp8_flops_per_s = 0;       // 0 when the GPU has no FP8 tensor cores
+  double hbm_bytes_per_s = 0;
+  int sms = 0;
+};
+
+// One default efficiency with where it comes from.
+struct SourcedFraction {
+  double value = 0;
+  std::string source;
+};
+
+// Datasheet-efficiency defaults for one GPU generation.
+struct DefaultEfficiencies {
+  SourcedFraction gemm_bf16;        // best large-GEMM rate / peak
+  SourcedFraction gemm_fp8;         // best large-GEMM rate / peak (quoted; GEMMs use the measured table)
+  bool fp8_table = false;           // FP8 GEMMs follow the measured DeepGEMM rates by K (fp8_gemm_rates.hpp)
+  SourcedFraction attention_fwd;    // flash attention forward / BF16 peak
+  SourcedFraction attention_bwd;
+  SourcedFraction kda_scan;         // chunkwise delta-rule kernels / BF16 peak
+  SourcedFraction hbm;              // sustained copy bandwidth / datasheet
+  int tile_m = 128, tile_n = 128;   // output tile of the typical large-GEMM kernel
+  double min_kernel_s = 3e-6;       // a launched kernel takes at least this long
+  std::string min_kernel_source;
+};
+
+// The BF16 GEMM library generation a run used: its large-GEMM efficiency differs by software stack, so each
+// value is backed by a measurement on that stack. cuda12: the MAMF table (CUDA 12.1); cuda11: a CUDA 11
+// measurement, available for A100 only (InputError at `bf16_gemm_kernels` otherwise).
+enum class Bf16GemmKernels { cuda12, cuda11 };
+
+DefaultEfficiencies default_efficiencies(const std::string& gpu_name,
+                                         Bf16GemmKernels bf16_kernels = Bf16GemmKernels::cuda12);
+
+enum class Precision { bf16, fp8 };
+
+// How attention is computed. `flash`: one fused kernel that never writes the score matrix
+// (FlashAttention). `unfused`: as Megatron-LM did in 2021 (SC21 section 4.2): batched GEMMs write the full
+// seq x seq score matrix (the causal mask only zeroes half of it), a fused scale-mask-softmax kernel reads
+// and writes it, dropout reads and writes it, and the second GEMM reads it again.
+enum class AttentionKernel { flash, unfused };
+
+// The kernels a run used where their speed depends on the software generation.
+struct KernelChoice {
+  AttentionKernel attention = AttentionKernel::flash;
+  Fp8GemmKernels fp8 = Fp8GemmKernels::deepgemm;
+  Bf16GemmKernels bf16 = Bf16GemmKernels::cuda12;
+};
+
+struct OpTime {
+  core::Seconds fwd = 0, dgrad = 0, wgrad = 0;
+  // FP8 GEMMs: the quantization kernels each part needs besides the GEMM itself (memory-bound, see
+  // OpCostModel::time); zero for everything else.
+  core::Seconds fwd_quant = 0, dgrad_quant = 0, wgrad_quant = 0;
+};
+
+class OpCostModel {
+ public:
+  // `profile` may be null (defaults). GEMMs run at `gemm_precision`; attention and scans stay in BF16.
+  OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision,
+              KernelChoice kernels = {});
+
+  // Time of `op` on one GPU for its forward, activation-gradient and weight-gradient parts.
+  OpTime time(const model::Op& op) const;
+  // Breakdown category of an op ("expert GEMM", "dense GEMM", "attention", "KDA scan", "router",
+  // "memory-bound", ...).
+  static std::string category(const model::Op& op);
+
+  const DeviceModel& device() const { return device_; }
+  // The precision the linear layers run at: FP8 only when asked for and the GPU has FP8 tensor cores.
+  Precision gemm_precision() const { return precision_; }
+  const DefaultEfficiencies& defaults() const { return defaults_; }
+  // Every efficiency used, with its source, for the report's assumptions section.
+  std::vector<std::string> assumptions() const;
+  // Fraction of peak a GEMM of this shape reaches under the defaults (tile and wave quantization).
+  double gemm_shape_efficiency(double m, double n, int groups = 1) const;
+  // Fraction of the FP8 peak of a GEMM reducing over `k` before shape quantization (the measured table;
+  // 0 when the defaults have none).
+  double fp8_gemm_efficiency(double k, bool grouped) const;
+
+  enum class GemmPart { fwd, dgrad, wgrad };
+
+ private:
+  core::Seconds compute_time(const model::Op& op, core::Flops flops, GemmPart part) const;
+  core::Seconds memory_time(core::Bytes bytes) const;
+  OpTime unfused_attention_time(const model::Op& op) const;
+  void add_fp8_quantization(const model::Op& op, OpTime& t) const;
+  Fp8EfficiencyCurve fp8_curve(const std::vector<Fp8GemmMeasurement>& rows) const;
+  std::optional<double> profile_fraction(const std::string& op_class, double work) const;
+
+  DeviceModel device_;
+  const cost::CalibrationProfile* profile_;
+  Precision precision_;
+  KernelChoice kernels_;
+  DefaultEfficiencies defaults_;
+  Fp8EfficiencyCurve fp8_dense_, fp8_grouped_;
+};
+
+}  // namespace k3::cost

@@ -1,0 +1,146 @@
+#include "sim/exec/pass_executor.hpp"
+
+#include <algorithm>
+#include <deque>
+
+#include "core/error.hpp"
+
+namespace k3::exec {
+
+using core::SimTime;
+
+namespace {
+
+class PassRun {
+ public:
+  PassRun(const workload::PassProgram& p, engine::Simulator& sim, CollectiveLauncher& launcher, double slowdown)
+      : p_(p), sim_(sim), launcher_(launcher), slowdown_(slowdown),
+        pc_(p.threads.size(), 0), accounts_(p.threads.size()), blocked_since_(p.threads.size()),
+        stream_busy_(p.gpus.size(), false), stream_queue_(p.gpus.size()),
+        issued_(p.collectives.size(), 0), done_(p.collectives.size(), false),
+        waiters_(p.collectives.size()) {
+    for (std::size_t c = 0; c < p.collectives.size(); ++c) {
+      K3SIM_ASSERT(!p.participants[c].empty(), "collective without participants");
+    }
+  }
+
+  PassOutcome run() {
+    const SimTime start = sim_.now();
+    for (std::size_t t = 0; t < p_.threads.size(); ++t) {
+      sim_.schedule_at(start, [this, t] { advance(static_cast<int>(t)); });
+    }
+    PassOutcome out;
+    out.events = sim_.run();
+    out.threads = std::move(accounts_);
+    for (std::size_t t = 0; t < out.threads.size(); ++t) {
+      K3SIM_ASSERT(pc_[t] == p_.threads[t].steps.size(), "pass thread did not finish (deadlocked collective)");
+      auto& a = out.threads[t];
+      a.finish = a.finish - start;
+      if (a.finish > out.duration) {
+        out.duration = a.finish;
+        out.critical_thread = static_cast<int>(t);
+      }
+    }
+    return out;
+  }
+
+ private:
+  void advance(int t) {
+    const auto ti = static_cast<std::size_t>(t);
+    const auto& steps = p_.threads[ti].steps;
+    while (pc_[ti] < steps.size()) {
+      const workload::Step& step = steps[pc_[ti]];
+      if (const auto* c = std::get_if<workload::ComputeStep>(&step)) {
+        request_stream(t, *c);
+        return;  // resumes when the compute step ends
+      }
+      if (const auto* is = std::get_if<workload::IssueStep>(&step)) {
+        ++pc_[ti];
+        issue(is->collective);
+        continue;
+      }
+      const int c = std::get<workload::WaitStep>(step).collective;
+      if (done_[static_cast<std::size_t>(c)]) {
+        ++pc_[ti];
+        continue;
+      }
+      blocked_since_[ti] = sim_.now();
+      waiters_[static_cast<std::size_t>(c)].push_back(t);
+      return;
+    }
+    accounts_[ti].finish = sim_.now();
+  }
+
+  void issue(int c) {
+    const auto ci = static_cast<std::size_t>(c);
+    if (++issued_[ci] < p_.participants[ci].size()) return;
+    launcher_.launch(p_.collectives[ci], [this, c] { complete(c); });
+  }
+
+  void complete(int c) {
+    const auto ci = static_cast<std::size_t>(c);
+    done_[ci] = true;
+    const auto kind = to_string(p_.collectives[ci].kind);
+    for (int t : waiters_[ci]) {
+      const auto ti = static_cast<std::size_t>(t);
+      accounts_[ti].exposed_comm[kind] += sim_.now() - blocked_since_[ti];
+      ++pc_[ti];
+      advance(t);
+    }
+    waiters_[ci].clear();
+  }
+
+  void request_stream(int t, const workload::ComputeStep& step) {
+    const auto gpu = static_cast<std::size_t>(p_.threads[static_cast<std::size_t>(t)].gpu_slot);
+    if (stream_busy_[gpu]) {
+      stream_queue_[gpu].push_back({t, sim_.now()});
+      return;
+    }
+    run_on_stream(t, step, sim_.now());
+  }
+
+  void run_on_stream(int t, const workload::ComputeStep& step, SimTime requested) {
+    const auto ti = static_cast<std::size_t>(t);
+    const auto gpu = static_cast<std::size_t>(p_.threads[ti].gpu_slot);
+    stream_busy_[gpu] = true;
+    const auto duration = SimTime::from_seconds(step.duration.seconds() * slowdown_);
+    auto& a = accounts_[ti];
+    a.stream_wait += sim_.now() - requested;
+    a.compute += duration;
+    a.compute_by_category[step.category] += duration;
+    sim_.schedule_after(duration, [this, t, gpu] {
+      stream_busy_[gpu] = false;
+      ++pc_[static_cast<std::size_t>(t)];
+      if (!stream_queue_[gpu].empty()) {
+        const auto [next, since] = stream_queue_[gpu].front();
+        stream_queue_[gpu].pop_front();
+        const auto& s = std::get<workload::ComputeStep>(p_.threads[static_cast<std::size_t>(next)]
+                                                  .steps[pc_[static_cast<std::size_t>(next)]]);
+        run_on_stream(next, s, since);
+      }
+      advance(t);
+    });
+  }
+
+  const workload::PassProgram& p_;
+  engine::Simulator& sim_;
+  CollectiveLauncher& launcher_;
+  double slowdown_;
+  std::vector<std::size_t> pc_;
+  std::vector<ThreadAccount> accounts_;
+  std::vector<SimTime> blocked_since_;
+  std::vector<bool> stream_busy_;
+  std::vector<std::deque<std::pair<int, SimTime>>> stream_queue_;
+  std::vector<std::size_t> issued_;
+  std::vector<bool> done_;
+  std::vector<std::vector<int>> waiters_;
+};
+
+}  // namespace
+
+PassOutcome execute_pass(const workload::PassProgram& program, engine::Simulator& sim, CollectiveLauncher& launcher,
+                         double compute_slowdown) {
+  return PassRun(program, sim, launcher, compute_slowdown).run();
+}
+
+}  // namespace k3::exec

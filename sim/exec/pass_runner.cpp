@@ -1,0 +1,160 @@
+#include "sim/exec/pass_runner.hpp"
+
+#include "core/error.hpp"
+#include "sim/net/collective_engine.hpp"
+
+namespace k3::exec {
+
+namespace {
+
+class EngineLauncher final : public CollectiveLauncher {
+ public:
+  EngineLauncher(net::CollectiveEngine& engine, const PassRunner& runner) : engine_(engine), runner_(runner) {}
+  void launch(const workload::CollectiveCall& call, std::function<void()> on_done) override {
+    engine_.start(runner_.spec_of(call), [done = std::move(on_done)](const net::CollectiveResult&) { done(); });
+  }
+
+ private:
+  net::CollectiveEngine& engine_;
+  const PassRunner& runner_;
+};
+
+// Completes each collective after its solo duration; accumulates what it would have moved.
+class SoloLauncher final : public CollectiveLauncher {
+ public:
+  using Lookup = std::function<std::pair<core::SimTime, const LinkClassBytes*>(const workload::CollectiveCall&)>;
+  SoloLauncher(engine::Simulator& sim, Lookup lookup, LinkClassBytes* bytes)
+      : sim_(sim), lookup_(std::move(lookup)), bytes_(bytes) {}
+  void launch(const workload::CollectiveCall& call, std::function<void()> on_done) override {
+    const auto [duration, moved] = lookup_(call);
+    if (bytes_ != nullptr) {
+      for (std::size_t c = 0; c < bytes_->bytes.size(); ++c) bytes_->bytes[c] += moved->bytes[c];
+    }
+    sim_.schedule_after(duration, std::move(on_done));
+  }
+
+ private:
+  engine::Simulator& sim_;
+  Lookup lookup_;
+  LinkClassBytes* bytes_;
+};
+
+void collect_link_bytes(const net::NetworkModel& network, const topo::Topology& topology, LinkClassBytes* out) {
+  if (out == nullptr) return;
+  const auto& links = topology.links();
+  for (std::size_t l = 0; l < links.size(); ++l) {
+    out->bytes[static_cast<std::size_t>(links[l].link_class)] += network.link_bytes(static_cast<net::NetLinkId>(l));
+  }
+}
+
+}  // namespace
+
+PassRunner::PassRunner(const topo::Topology& topology, PassRunnerConfig config)
+    : topology_(topology), config_(std::move(config)) {}
+
+net::CollectiveSpec PassRunner::spec_of(const workload::CollectiveCall& call) const {
+  net::CollectiveSpec spec;
+  spec.ranks.assign(call.gpus.begin(), call.gpus.end());
+  spec.bytes = call.bytes_per_rank;
+  switch (call.kind) {
+    case workload::CollectiveKind::dispatch:
+    case workload::CollectiveKind::combine:
+      spec.op = net::CollectiveOp::alltoall;
+      spec.algorithm = config_.alltoall;
+      if (call.matrix) {
+        spec.byte_matrix = call.matrix->bytes;
+        if (spec.algorithm == net::CollectiveAlgorithm::deepep) spec.node_bytes = call.matrix->node_bytes;
+      }
+      break;
+    case workload::CollectiveKind::allreduce:
+      spec.op = net::CollectiveOp::allreduce;
+      spec.algorithm = config_.allreduce;
+      break;
+    case workload::CollectiveKind::reducescatter:
+      spec.op = net::CollectiveOp::reducescatter;
+      spec.algorithm = net::CollectiveAlgorithm::ring;
+      break;
+    case workload::CollectiveKind::allgather:
+      spec.op = net::CollectiveOp::allgather;
+      spec.algorithm = net::CollectiveAlgorithm::ring;
+      break;
+  }
+  return spec;
+}
+
+namespace {
+
+// Engine invariant: when the event queue drains, every collective and every network flow has completed.
+void check_all_completed(const net::CollectiveEngine& engine, const net::NetworkModel& network) {
+  K3SIM_ASSERT(engine.running() == 0, "a collective never completed");
+  K3SIM_ASSERT(network.active_flows() == 0, "a network flow never completed");
+}
+
+}  // namespace
+
+bool PassRunner::overlaps_collectives(const workload::PassProgram& program) const {
+  std::vector<int> threads_per_gpu(program.gpus.size(), 0);
+  for (const auto& t : program.threads) {
+    if (++threads_per_gpu[static_cast<std::size_t>(t.gpu_slot)] > 1) return true;
+  }
+  return false;
+}
+
+const PassRunner::SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
+  SoloKey key{static_cast<int>(call.kind), call.matrix.get(), call.bytes_per_rank, call.gpus};
+  {
+    const std::lock_guard lock(solo_mutex_);
+    if (auto it = solo_.find(key); it != solo_.end()) return it->second;  // std::map: references stay valid
+  }
+  // Simulated outside the lock; two threads asking for the same collective compute the same value and the
+  // first to insert keeps it.
+  SoloRun run;
+  run.duration = core::SimTime::from_seconds(collective_time(spec_of(call), &run.bytes));
+  const std::lock_guard lock(solo_mutex_);
+  return solo_.emplace(std::move(key), run).first->second;
+}
+
+PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes* link_bytes) const {
+  if (!config_.network->models_contention || !overlaps_collectives(program)) {
+    engine::Simulator sim;
+    SoloLauncher launcher(
+        sim,
+        [this](const workload::CollectiveCall& call) {
+          const auto& r = solo(call);
+          return std::pair{r.duration, &r.bytes};
+        },
+        link_bytes);
+    return execute_pass(program, sim, launcher, config_.compute_slowdown);
+  }
+  engine::Simulator sim;
+  auto network = net::make_network(*config_.network, sim, topology_, config_.efficiency);
+  sim.add_model(*network);
+  net::CollectiveEngine engine(sim, *network, topology_);
+  EngineLauncher launcher(engine, *this);
+  auto out = execute_pass(program, sim, launcher, config_.compute_slowdown);
+  check_all_completed(engine, *network);
+  collect_link_bytes(*network, topology_, link_bytes);
+  return out;
+}
+
+core::Seconds PassRunner::concurrent_time(const std::vector<net::CollectiveSpec>& specs,
+                                          LinkClassBytes* link_bytes) const {
+  engine::Simulator sim;
+  auto network = net::make_network(*config_.network, sim, topology_, config_.efficiency);
+  sim.add_model(*network);
+  net::CollectiveEngine engine(sim, *network, topology_);
+  core::SimTime last;
+  for (const auto& s : specs) {
+    engine.start(s, [&last](const net::CollectiveResult& r) { last = std::max(last, r.finish); });
+  }
+  sim.run();
+  check_all_completed(engine, *network);
+  collect_link_bytes(*network, topology_, link_bytes);
+  return last.seconds();
+}
+
+core::Seconds PassRunner::collective_time(const net::CollectiveSpec& spec, LinkClassBytes* link_bytes) const {
+  return concurrent_time({spec}, link_bytes);
+}
+
+}  // namespace k3::exec

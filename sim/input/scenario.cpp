@@ -1,0 +1,248 @@
+#include "sim/input/scenario.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "core/registry.hpp"
+#include "sim/parallel/schedule_registry.hpp"
+#include "core/text_file.hpp"
+
+namespace k3::input {
+
+namespace {
+
+using core::InputError;
+using core::YamlValue;
+
+template <typename E>
+E enum_of(const YamlValue& v, std::initializer_list<std::pair<std::string_view, E>> table) {
+  std::vector<std::string> names;
+  for (const auto& [n, e] : table) names.emplace_back(n);
+  const auto s = v.as_enum(names);
+  for (const auto& [n, e] : table) {
+    if (n == s) return e;
+  }
+  return table.begin()->second;  // unreachable: as_enum threw for unknown names
+}
+
+int positive_int(const YamlValue& map, std::string_view key, int fallback) {
+  auto v = map.find(key);
+  if (!v) return fallback;
+  const auto i = v->as_positive_int();
+  if (i > 1'000'000) v->fail("is out of range", "an integer from 1 to 1000000");
+  return static_cast<int>(i);
+}
+
+// Walks a dotted key, creating mappings, and sets the leaf to the value parsed as YAML.
+void apply_override(YAML::Node root, const Override& o) {
+  std::vector<std::string> parts;
+  std::stringstream ss(o.key);
+  for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
+  YAML::Node node = root;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node next = node[parts[i]];
+    if (next.IsDefined() && !next.IsMap() && !next.IsNull()) {
+      throw InputError({"--set", o.key, 0}, "'" + parts[i] + "' is not a mapping, cannot set a key inside it");
+    }
+    if (!next.IsDefined() || next.IsNull()) node[parts[i]] = YAML::Node(YAML::NodeType::Map);
+    node.reset(node[parts[i]]);
+  }
+  YAML::Node value;
+  try {
+    value = YAML::Load(o.value);
+  } catch (const YAML::Exception& e) {
+    throw InputError({"--set", o.key, 0}, "value is not valid YAML: " + e.msg);
+  }
+  node[parts.back()] = value;
+}
+
+std::string resolve_relative(const std::string& ref, const std::string& scenario_path) {
+  // Paths are relative to the scenario file; bare names (presets) stay as they are.
+  const bool looks_like_path = ref.find('/') != std::string::npos || ref.ends_with(".yaml") ||
+                               ref.ends_with(".yml") || ref.ends_with(".json");
+  if (!looks_like_path || std::filesystem::path(ref).is_absolute()) return ref;
+  const auto dir = std::filesystem::path(scenario_path).parent_path();
+  const auto candidate = dir / ref;
+  if (core::path_exists(candidate)) return candidate.lexically_normal().string();
+  return ref;
+}
+
+void read_parallel(const YamlValue& v, parallel::ParallelLayout& p) {
+  v.allow_only({"tp", "pp", "vpp", "ep", "cp", "dp", "zero", "schedule", "ep_spread", "overlap_grad_reduce"});
+  p.tp = positive_int(v, "tp", 1);
+  p.pp = positive_int(v, "pp", 1);
+  p.vpp = positive_int(v, "vpp", 1);
+  p.ep = positive_int(v, "ep", 1);
+  p.cp = positive_int(v, "cp", 1);
+  if (auto dp = v.find("dp")) {
+    if (dp->is_scalar() && dp->as_string() == "auto") {
+      p.dp = 0;
+    } else {
+      p.dp = positive_int(v, "dp", 0);
+    }
+  }
+  if (auto z = v.find("zero")) {
+    const auto s = z->as_non_negative_int();
+    if (s > 3) z->fail("ZeRO stage out of range", "0, 1, 2 or 3");
+    p.zero_stage = static_cast<int>(s);
+  }
+  if (auto s = v.find("schedule")) {
+    p.schedule = core::find_entry(parallel::pipeline_schedules(),
+                                  s->as_enum(core::entry_name_list(parallel::pipeline_schedules())));
+  }
+  p.ep_spread = v.bool_or("ep_spread", false);
+  p.overlap_grad_reduce = v.bool_or("overlap_grad_reduce", true);
+  if (p.vpp > 1 && !p.schedule->virtual_stages) {
+    std::string with_stages;
+    for (const auto* e : parallel::pipeline_schedules()) {
+      if (e->virtual_stages) with_stages += (with_stages.empty() ? "" : " or ") + std::string(e->name);
+    }
+    v.at("vpp").fail("virtual stages need the " + with_stages + " schedule", "vpp: 1, or schedule: " + with_stages);
+  }
+}
+
+void read_batch(const YamlValue& v, parallel::BatchSpec& b) {
+  v.allow_only({"seq_len", "global_batch_seqs", "global_batch_tokens", "micro_batch_seqs"});
+  b.seq_len = v.at("seq_len").as_positive_int();
+  b.micro_batch_seqs = v.has("micro_batch_seqs") ? v.at("micro_batch_seqs").as_positive_int() : 1;
+  if (v.has("global_batch_seqs") == v.has("global_batch_tokens")) {
+    v.fail("give exactly one of global_batch_seqs and global_batch_tokens",
+           "global_batch_seqs: N or global_batch_tokens: N");
+  }
+  if (auto s = v.find("global_batch_seqs")) {
+    b.global_batch_seqs = s->as_positive_int();
+  } else {
+    const auto t = v.at("global_batch_tokens");
+    const auto tokens = t.as_positive_int();
+    if (tokens % b.seq_len != 0) t.fail("is not a whole number of sequences of seq_len tokens",
+                                        "a multiple of batch.seq_len");
+    b.global_batch_seqs = tokens / b.seq_len;
+  }
+}
+
+workload::ElementType element_type(const YamlValue& v) {
+  return enum_of<workload::ElementType>(v, {{"fp8", workload::ElementType::fp8}, {"bf16", workload::ElementType::bf16}});
+}
+
+}  // namespace
+
+Override parse_override(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    throw InputError({"--set", text, 0}, "expected key=value", "a dotted key and a value, e.g. parallel.ep=32");
+  }
+  return Override{text.substr(0, eq), text.substr(eq + 1)};
+}
+
+Scenario parse_scenario(const std::string& yaml_text, const std::string& source_name,
+                        const std::vector<Override>& overrides) {
+  auto doc = YamlValue::parse_string(yaml_text, source_name);
+  if (!doc.is_map()) doc.fail("a scenario must be a YAML mapping", "keys such as model, cluster, parallel, batch");
+  YAML::Node root = doc.node();
+  for (const auto& o : overrides) apply_override(root, o);
+
+  Scenario s;
+  s.source = source_name;
+  doc.allow_only({"name", "seed", "model", "cluster", "parallel", "batch", "precision", "communication",
+                  "expert_load", "recompute", "optimizer", "network", "profile", "price_per_gpu_hour",
+                  "variants", "description", "attention_kernel", "fp8_gemm_kernels", "bf16_gemm_kernels"});
+  s.name = doc.string_or("name", std::filesystem::path(source_name).stem().string());
+  if (auto seed = doc.find("seed")) s.seed = static_cast<std::uint64_t>(seed->as_non_negative_int());
+  s.model = resolve_relative(doc.at("model").as_string(), source_name);
+
+  const auto cluster = doc.at("cluster");
+  cluster.allow_only({"topology", "nodes"});
+  s.topology = resolve_relative(cluster.at("topology").as_string(), source_name);
+  if (auto n = cluster.find("nodes")) s.nodes = n->as_positive_int();
+
+  if (auto p = doc.find("parallel")) read_parallel(*p, s.parallel);
+  read_batch(doc.at("batch"), s.batch);
+
+  if (auto p = doc.find("precision")) {
+    p->allow_only({"gemm", "dispatch", "combine", "gradient_reduce"});
+    if (auto g = p->find("gradient_reduce")) {
+      s.precision.gradient_reduce_bytes = g->as_enum({"fp32", "bf16", "fp16"}) == "fp32" ? 4.0 : 2.0;
+    }
+    if (auto g = p->find("gemm")) {
+      s.precision.gemm = enum_of<workload::GemmPrecision>(*g, {{"bf16", workload::GemmPrecision::bf16}, {"fp8", workload::GemmPrecision::fp8}});
+    }
+    if (auto d = p->find("dispatch")) s.precision.dispatch = element_type(*d);
+    if (auto c = p->find("combine")) s.precision.combine = element_type(*c);
+  }
+  if (auto c = doc.find("communication")) {
+    c->allow_only({"alltoall", "comm_sms", "node_limit", "pipeline_p2p"});
+    if (auto p = c->find("pipeline_p2p")) {
+      s.communication.blocking_pipeline_p2p = p->as_enum({"overlapped", "blocking"}) == "blocking";
+    }
+    if (auto a = c->find("alltoall")) {
+      s.communication.alltoall =
+          enum_of<workload::AllToAllAlgorithm>(*a, {{"flat", workload::AllToAllAlgorithm::flat}, {"deepep", workload::AllToAllAlgorithm::deepep}});
+    }
+    s.communication.comm_sms = static_cast<int>(c->int_or("comm_sms", 0));
+    if (s.communication.comm_sms < 0) c->at("comm_sms").fail("must not be negative", "an integer >= 0");
+    s.communication.node_limit = static_cast<int>(c->int_or("node_limit", 0));
+    if (s.communication.node_limit < 0) c->at("node_limit").fail("must not be negative", "0 (off) or >= 1");
+  }
+  if (auto e = doc.find("expert_load")) {
+    e->allow_only({"kind", "balancer", "steps", "bins", "state"});
+    if (auto k = e->find("kind")) {
+      s.expert_load.kind = enum_of<workload::ExpertLoadKind>(*k, {{"uniform", workload::ExpertLoadKind::uniform},
+                                                         {"balancer", workload::ExpertLoadKind::balancer},
+                                                         {"state", workload::ExpertLoadKind::state}});
+    }
+    if (auto f = e->find("state")) {  // read only with kind: state, so `--set expert_load.kind=...` can switch
+      s.expert_load.state = resolve_relative(f->as_string(), source_name);
+      s.expert_load.state_at = f->where();
+    } else if (s.expert_load.kind == workload::ExpertLoadKind::state) {
+      e->at("kind").fail("kind: state needs expert_load.state", "a balancer state file from `k3sim balance --write-state`");
+    }
+    if (auto b = e->find("balancer")) {
+      s.expert_load.balancer = b->as_enum({"none", "sign", "qb-exact", "qb-hist", "qb-local"});
+    }
+    s.expert_load.steps = positive_int(*e, "steps", s.expert_load.steps);
+    s.expert_load.bins = positive_int(*e, "bins", s.expert_load.bins);
+    if (s.expert_load.bins < 2) e->at("bins").fail("needs at least 2 bins", "an integer >= 2");
+  }
+  if (auto r = doc.find("recompute")) {
+    s.recompute = enum_of<model::Recompute>(*r, {{"none", model::Recompute::None},
+                                                  {"selective", model::Recompute::Selective},
+                                                  {"full", model::Recompute::Full}});
+  }
+  if (auto o = doc.find("optimizer")) {
+    o->allow_only({"kind", "newton_schulz_iterations", "moment_dtype"});
+    if (auto m = o->find("moment_dtype")) s.optimizer.moment_bytes = m->as_enum({"fp32", "bf16"}) == "bf16" ? 2 : 4;
+    if (auto k = o->find("kind")) {
+      s.optimizer.kind =
+          enum_of<model::Optimizer>(*k, {{"adamw", model::Optimizer::AdamW}, {"muon", model::Optimizer::Muon}});
+    }
+    s.optimizer.newton_schulz_iterations = positive_int(*o, "newton_schulz_iterations", 5);
+  }
+  if (auto n = doc.find("network")) {
+    s.network = core::find_entry(net::network_models(), n->as_enum(core::entry_name_list(net::network_models())));
+  }
+  if (auto a = doc.find("attention_kernel")) s.unfused_attention = a->as_enum({"flash", "unfused"}) == "unfused";
+  if (auto k = doc.find("bf16_gemm_kernels")) {
+    s.bf16_gemm_cuda11 = k->as_enum({"cuda12", "cuda11"}) == "cuda11";
+    s.bf16_gemm_kernels_line = k->line();
+  }
+  if (auto k = doc.find("fp8_gemm_kernels")) {
+    s.fp8_gemm_kernels = k->as_enum({"deepgemm", "cutlass-3.6"}) == "cutlass-3.6" ? cost::Fp8GemmKernels::cutlass_3_6
+                                                                                 : cost::Fp8GemmKernels::deepgemm;
+  }
+  if (auto p = doc.find("profile")) s.profile = resolve_relative(p->as_string(), source_name);
+  if (auto p = doc.find("price_per_gpu_hour")) s.price_per_gpu_hour = p->as_positive();
+
+  YAML::Emitter out;
+  out << root;
+  s.yaml_text = out.c_str();
+  return s;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
+  return parse_scenario(core::read_text_file(path, "a scenario YAML file (see scenarios/README.md)"), path,
+                        overrides);
+}
+
+}  // namespace k3::input

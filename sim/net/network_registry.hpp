@@ -1,0 +1,31 @@
+#pragma once
+// The network models, registered by name with a one-line description (SimGrid's model tables): what
+// a scenario's `network` key, `k3sim collective --network` and `k3sim list networks` accept. A new model is
+// one file (its NetworkModel and a make function) plus one line in network_registry.cpp.
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/net/network_model.hpp"
+
+namespace k3::net {
+
+struct NetworkModelEntry {
+  std::string_view name;
+  std::string_view description;
+  // Flows slow each other down on shared links. Collectives that overlap in time must then be replayed on
+  // one network together; without contention each is timed alone and the overlap comes from their times.
+  bool models_contention = false;
+  std::unique_ptr<NetworkModel> (*make)(engine::Simulator& sim, std::vector<NetLink> links) = nullptr;
+};
+
+// In listing order; the first is the default.
+std::span<const NetworkModelEntry> network_models();
+const NetworkModelEntry& default_network_model();
+// InputError at `where` listing the registered names when `name` is none of them.
+const NetworkModelEntry& network_model(std::string_view name, const core::InputLocation& where);
+
+}  // namespace k3::net

@@ -1,0 +1,147 @@
+#include "sim/train/dp_phase.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sim/train/step_accounting.hpp"
+#include "sim/train/step_memory.hpp"
+
+namespace k3::train {
+
+namespace {
+
+// Newton-Schulz on an m x n matrix (m <= n), 5 iterations of X <- aX + b(XX^T)X + c(XX^T)^2 X
+// (Moonlight, arXiv:2502.16982): X X^T costs 2 m^2 n, the quadratic in it 2 m^3, the product with X 2 m^2 n.
+double newton_schulz_flops(double rows, double cols, int iterations) {
+  const double m = std::min(rows, cols);
+  const double n = std::max(rows, cols);
+  return iterations * (4 * m * m * n + 2 * m * m * m);
+}
+
+}  // namespace
+
+DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime first_pass, core::SimTime last_pass) {
+  const auto& L = in.map.layout();
+  const auto& sc = in.scenario;
+  DpPhase d;
+  const std::vector<int> stage_ids = in.schedule.stages_held(rank);
+  const auto params = rank_params(in.blocks, in.stages, stage_ids, L.tp, L.ep);
+  const parallel::GpuIndex base = in.map.gpu_of({0, 0, 0, rank});
+  const int expert_dp = parallel::expert_dp(L);
+  const bool zero = L.zero_stage >= 1;
+  // The critical rank's reductions stand for every DP group: gpus / dp groups move the same bytes.
+  const double groups = static_cast<double>(in.map.gpus()) / L.dp;
+  auto scale_bytes = [&](const exec::LinkClassBytes& b) {
+    for (std::size_t c = 0; c < b.bytes.size(); ++c) d.link_bytes.bytes[c] += b.bytes[c] * groups;
+  };
+
+  auto group_collectives = [&](net::CollectiveOp op, double bytes_per_param) {
+    std::vector<net::CollectiveSpec> specs;
+    if (L.dp > 1 && params.dense > 0) {
+      net::CollectiveSpec s;
+      s.op = op;
+      s.algorithm = net::CollectiveAlgorithm::ring;
+      const auto g = in.map.dp_group(base);
+      s.ranks.assign(g.begin(), g.end());
+      s.bytes = params.dense * bytes_per_param;
+      specs.push_back(s);
+    }
+    if (expert_dp > 1 && params.routed > 0) {
+      net::CollectiveSpec s;
+      s.op = op;
+      s.algorithm = net::CollectiveAlgorithm::ring;
+      const auto g = in.map.expert_dp_group(base);
+      s.ranks.assign(g.begin(), g.end());
+      s.bytes = params.routed * bytes_per_param;
+      specs.push_back(s);
+    }
+    exec::LinkClassBytes bytes;
+    const double t = specs.empty() ? 0.0 : in.runner.concurrent_time(specs, &bytes);
+    scale_bytes(bytes);
+    return t;
+  };
+
+  // fp32 by default (Megatron-LM with BF16 forces --accumulate-allreduce-grads-in-fp32); 2 bytes when
+  // precision.gradient_reduce says the run reduced its BF16/FP16 gradients as they are.
+  const double grad_bytes = sc.precision.gradient_reduce_bytes;
+  d.gradient_sync_s =
+      group_collectives(zero ? net::CollectiveOp::reducescatter : net::CollectiveOp::allreduce, grad_bytes);
+  const double hidden_by = L.overlap_grad_reduce ? last_pass.seconds() : 0.0;
+  d.gradient_exposed_s = std::max(0.0, d.gradient_sync_s - hidden_by);
+
+  // Optimizer update of this GPU's shard: memory-bound element-wise work, plus Newton-Schulz for Muon.
+  const double dense_shard = params.dense / (zero ? L.dp : 1);
+  const double routed_shard = params.routed / (zero ? expert_dp : 1);
+  const double hbm = in.cost.device().hbm_bytes_per_s * in.cost.defaults().hbm.value;
+  // AdamW reads fp32 master, two moments and the gradient (16 B) and writes master, moments and BF16
+  // weights (14 B) per parameter; Muon keeps one moment (26 B).
+  double ns_flops = 0;
+  double muon_params = 0;
+  if (sc.optimizer.kind == model::Optimizer::Muon) {
+    for (int s : stage_ids) {
+      for (int b : in.stages[static_cast<std::size_t>(s)].blocks) {
+        for (const auto& op : in.blocks[static_cast<std::size_t>(b)].ops) {
+          if (!op.muon_matrix) continue;
+          if (const auto* g = std::get_if<model::GemmShape>(&op.shape)) {
+            ns_flops += newton_schulz_flops(g->n / L.tp, g->k, sc.optimizer.newton_schulz_iterations);
+            muon_params += op.params / L.tp;
+          } else if (const auto* e = std::get_if<model::ExpertGemmShape>(&op.shape)) {
+            const double local = static_cast<double>(e->experts) / L.ep;
+            ns_flops += local * newton_schulz_flops(e->n, e->k, sc.optimizer.newton_schulz_iterations);
+            muon_params += op.params / L.ep;
+          }
+        }
+      }
+    }
+  }
+  const double shard = dense_shard + routed_shard;
+  const double muon_share = params.dense + params.routed > 0 ? muon_params / (params.dense + params.routed) : 0;
+  const double bytes = shard * (muon_share * 26.0 + (1 - muon_share) * 30.0);
+  const double ns_rate = in.cost.device().bf16_flops_per_s * in.cost.defaults().gemm_bf16.value;
+  d.optimizer_s = bytes / hbm + ns_flops / ns_rate;
+  if (sc.optimizer.kind == model::Optimizer::Muon && zero) {
+    // Moonlight's distributed Muon gathers each matrix's gradient shards (BF16) before Newton-Schulz.
+    d.muon_gather_s = group_collectives(net::CollectiveOp::allgather, 2.0 * muon_share);
+  }
+  if (zero) {
+    d.param_gather_s = group_collectives(net::CollectiveOp::allgather, 2.0);
+    d.param_gather_exposed_s = std::max(0.0, d.param_gather_s - first_pass.seconds());
+  }
+
+  if (d.gradient_exposed_s > 0) {
+    d.breakdown.push_back({zero ? "exposed: DP gradient reduce-scatter" : "exposed: DP gradient all-reduce",
+                           "communication", d.gradient_exposed_s});
+  }
+  if (d.muon_gather_s > 0) d.breakdown.push_back({"exposed: Muon gradient all-gather", "communication", d.muon_gather_s});
+  d.breakdown.push_back({"optimizer step", "optimizer", d.optimizer_s});
+  if (d.param_gather_exposed_s > 0) {
+    d.breakdown.push_back({"exposed: DP parameter all-gather", "communication", d.param_gather_exposed_s});
+  }
+
+  const double end = in.timeline.makespan.seconds();
+  double at = end;
+  auto span = [&](const char* name, const char* kind, double len) {
+    if (len <= 0) return;
+    d.trace.push_back({rank, "dp", name, kind, at, at + len});
+    at += len;
+  };
+  span("gradient reduction (exposed)", "dp", d.gradient_exposed_s);
+  span("Muon gradient gather", "dp", d.muon_gather_s);
+  span("optimizer", "optimizer", d.optimizer_s);
+  span("parameter all-gather (exposed)", "dp", d.param_gather_exposed_s);
+
+  d.assumptions.push_back(fmt::format(
+      "DP: gradients reduced in {} with ring {} over DP {} (dense) and {} (experts), {} ({:.3f} s of {:.3f} s "
+      "hidden); parameters all-gathered in BF16 overlapped with the next step's first forward pass (Megatron-LM "
+      "overlap-grad-reduce / overlap-param-gather)",
+      grad_bytes == 4 ? "fp32" : "16-bit floats", zero ? "reduce-scatter" : "all-reduce", L.dp, expert_dp,
+      L.overlap_grad_reduce ? "overlapped with the last backward pass" : "after the backward passes",
+      std::min(d.gradient_sync_s, hidden_by), d.gradient_sync_s));
+  d.assumptions.push_back("optimizer: AdamW moves 30 B per parameter of the local shard, Muon 26 B plus 5 "
+                          "Newton-Schulz iterations on full matrices after an all-gather of gradient shards "
+                          "(Moonlight distributed Muon, arXiv:2502.16982)");
+  return d;
+}
+
+}  // namespace k3::train

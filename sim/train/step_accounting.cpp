@@ -1,0 +1,247 @@
+#include "sim/train/step_accounting.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "model/totals.hpp"
+#include "sim/parallel/schedule_registry.hpp"
+#include "sim/train/dp_phase.hpp"
+#include "sim/train/step_memory.hpp"
+
+namespace k3::train {
+
+using core::SimTime;
+
+PassRecord summarize_pass(const workload::PassProgram& program, const exec::PassOutcome& outcome, const exec::LinkClassBytes& bytes) {
+  PassRecord r;
+  r.duration = outcome.duration;
+  r.link_bytes = bytes;
+  if (outcome.threads.empty()) return r;
+  const auto crit = static_cast<std::size_t>(outcome.critical_thread);
+  const int gpu = program.threads[crit].gpu_slot;
+  core::SimTime compute;  // summed in integer picoseconds: a pass with no gap leaves exactly nothing exposed
+  for (std::size_t t = 0; t < program.threads.size(); ++t) {
+    if (program.threads[t].gpu_slot != gpu) continue;
+    for (const auto& [cat, time] : outcome.threads[t].compute_by_category) {
+      r.compute_s[cat] += time.seconds();
+      compute += time;
+    }
+  }
+  const double exposed = r.duration > compute ? (r.duration - compute).seconds() : 0.0;
+  const auto& waits = outcome.threads[crit].exposed_comm;
+  double wait_total = 0;
+  for (const auto& [kind, t] : waits) wait_total += t.seconds();
+  if (exposed > 0) {
+    if (wait_total <= 0) {
+      r.exposed_s["waiting for other GPUs"] += exposed;
+    } else {
+      for (const auto& [kind, t] : waits) r.exposed_s[kind] += exposed * t.seconds() / wait_total;
+    }
+  }
+  return r;
+}
+
+namespace {
+
+// Memory of one GPU of pipeline rank `rank`, at the peak of the schedule.
+std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
+  const auto& L = in.map.layout();
+  const std::vector<int> stage_ids = in.schedule.stages_held(rank);
+  MemoryInputs m;
+  m.params = rank_params(in.blocks, in.stages, stage_ids, L.tp, L.ep);
+  m.dp = L.dp;
+  m.expert_dp = parallel::expert_dp(L);
+  m.zero_stage = L.zero_stage;
+  m.optimizer = in.scenario.optimizer.kind;
+  m.moment_bytes = in.scenario.optimizer.moment_bytes;
+  double dense = 0, muon = 0;
+  std::vector<model::OpBlock> mine;
+  const double worst = in.moe.layers.empty() ? 1.0
+                           : *std::max_element(in.moe.layers.front().routed_factor.begin(),
+                                               in.moe.layers.front().routed_factor.end());
+  for (int s : stage_ids) {
+    for (int b : in.stages[static_cast<std::size_t>(s)].blocks) {
+      model::OpBlock blk = in.blocks[static_cast<std::size_t>(b)];
+      for (auto& op : blk.ops) {
+        if (!op.routed) {
+          dense += op.params;
+          if (op.muon_matrix) muon += op.params;
+        }
+        op = model::scale_routed(op, worst);
+      }
+      mine.push_back(std::move(blk));
+    }
+  }
+  m.muon_fraction = dense > 0 ? muon / dense : 0;
+  const auto activations = model::activation_memory(mine, in.scenario.recompute);
+  m.activations_per_microbatch = activations.kept;
+  m.recompute_working_set = activations.recompute_peak;
+  m.microbatches_in_flight = L.schedule->microbatches_in_flight(L.pp, L.vpp, rank, in.microbatches);
+  if (!in.moe.layers.empty()) {
+    // Dispatch and combine receive buffers of one micro-batch, double-buffered.
+    const auto& layer = in.moe.layers.front();
+    double worst_recv = 0;
+    for (int g = 0; g < layer.dispatch->n; ++g) {
+      double recv = 0;
+      for (int src = 0; src < layer.dispatch->n; ++src) recv += layer.dispatch->at(src, g) + layer.combine->at(g, src);
+      worst_recv = std::max(worst_recv, recv);
+    }
+    m.alltoall_buffers = 2 * worst_recv;
+  }
+  return memory_per_gpu(m);
+}
+
+void add_into(std::map<std::string, double>& into, const std::map<std::string, double>& from, double sign = 1) {
+  for (const auto& [k, v] : from) into[k] += sign * v;
+}
+
+struct PassView {
+  std::map<std::string, double> compute_s, exposed_s;
+  exec::LinkClassBytes bytes;
+};
+
+PassView view_of(const AccountingInputs& in, int rank, const parallel::Pass& pass) {
+  const auto& s = in.schedule;
+  auto get = [&](int stage, int second, workload::PassPart part) -> const PassRecord& {
+    return in.passes.at({stage, second, static_cast<int>(part)});
+  };
+  PassView v;
+  auto take = [&](const PassRecord& r, double sign = 1) {
+    add_into(v.compute_s, r.compute_s, sign);
+    add_into(v.exposed_s, r.exposed_s, sign);
+    for (std::size_t c = 0; c < v.bytes.bytes.size(); ++c) v.bytes.bytes[c] += sign * r.link_bytes.bytes[c];
+  };
+  const int stage = s.stage_of(rank, pass.work.chunk);
+  switch (pass.kind) {
+    case parallel::PassKind::forward: take(get(stage, -1, workload::PassPart::forward)); break;
+    case parallel::PassKind::backward: take(get(stage, -1, workload::PassPart::backward)); break;
+    case parallel::PassKind::weight: take(get(stage, -1, workload::PassPart::weight)); break;
+    case parallel::PassKind::backward_input:
+      take(get(stage, -1, workload::PassPart::backward));
+      take(get(stage, -1, workload::PassPart::weight), -1);
+      break;
+    case parallel::PassKind::forward_backward:
+      take(get(stage, s.stage_of(rank, pass.backward.chunk), workload::PassPart::backward));
+      break;
+  }
+  return v;
+}
+
+std::string pass_label(const parallel::Pass& p) {
+  if (p.kind == parallel::PassKind::forward_backward) {
+    return fmt::format("F{}/B{} mb{}/{}", p.work.chunk, p.backward.chunk, p.work.microbatch, p.backward.microbatch);
+  }
+  return fmt::format("{}{} mb{}", to_string(p.kind), p.work.chunk, p.work.microbatch);
+}
+
+}  // namespace
+
+StepResult account_step(const AccountingInputs& in) {
+  const auto& sc = in.scenario;
+  const auto& L = in.map.layout();
+  const auto& t = in.timeline;
+  StepResult r;
+  r.scenario = sc.name;
+  r.model = in.spec.name;
+  r.topology = in.topology.name();
+  r.gpus = static_cast<std::int64_t>(in.topology.gpu_count());
+  r.seed = sc.seed;
+  r.microbatches = in.microbatches;
+  r.network_model = std::string(sc.network->name);
+  r.scenario_yaml = sc.yaml_text;
+  r.version = in.options.version;
+  r.simulated_events = in.events;
+
+  // The critical rank: the busiest pipeline rank (least bubble).
+  int crit = 0;
+  for (int k = 1; k < in.schedule.ranks; ++k) {
+    if (t.busy[static_cast<std::size_t>(k)] > t.busy[static_cast<std::size_t>(crit)]) crit = k;
+  }
+  std::map<std::string, double> compute, exposed;
+  for (const auto& pt : t.per_rank[static_cast<std::size_t>(crit)]) {
+    const auto v = view_of(in, crit, pt.pass);
+    add_into(compute, v.compute_s);
+    add_into(exposed, v.exposed_s);
+  }
+  const auto& crit_passes = t.per_rank[static_cast<std::size_t>(crit)];
+  const auto dp = simulate_dp_phase(in, crit, crit_passes.front().end - crit_passes.front().start,
+                                    crit_passes.back().end - crit_passes.back().start);
+
+  r.step_time_s = t.makespan.seconds() + dp.exposed_total_s();
+  for (const auto& [cat, s] : compute) r.breakdown.push_back({"compute: " + cat, "compute", s});
+  for (const auto& [kind, s] : exposed) r.breakdown.push_back({"exposed: " + kind, "communication", s});
+  if (t.sending[static_cast<std::size_t>(crit)] > SimTime::zero()) {
+    r.breakdown.push_back({"exposed: pipeline send/receive", "communication",
+                           t.sending[static_cast<std::size_t>(crit)].seconds()});
+  }
+  r.breakdown.push_back({"pipeline bubble", "bubble", t.bubble(crit).seconds()});
+  for (const auto& share : dp.breakdown) r.breakdown.push_back(share);
+
+  const auto totals = model::summarize(in.spec, static_cast<double>(sc.batch.seq_len));
+  r.tokens_per_step = static_cast<double>(sc.batch.global_batch_seqs) * static_cast<double>(sc.batch.seq_len);
+  r.tokens_per_s = r.tokens_per_step / r.step_time_s;
+  r.model_flops_per_step = totals.training_flops_per_token * r.tokens_per_step;
+  r.tflops_per_gpu = r.model_flops_per_step / r.step_time_s / static_cast<double>(r.gpus) / 1e12;
+  const auto& gpu = in.topology.gpu_type();
+  r.peak_flops_per_s_bf16 = gpu.bf16_flops_per_s;
+  r.peak_flops_per_s_fp8 = gpu.fp8_flops_per_s;
+  r.mfu = r.tflops_per_gpu * 1e12 / gpu.bf16_flops_per_s;
+  r.mfu_fp8 = gpu.fp8_flops_per_s > 0 ? r.tflops_per_gpu * 1e12 / gpu.fp8_flops_per_s : 0;
+  r.gpu_hours_per_trillion_tokens = static_cast<double>(r.gpus) * r.step_time_s / 3600.0 * 1e12 / r.tokens_per_step;
+  if (sc.price_per_gpu_hour) r.cost_per_trillion_tokens = r.gpu_hours_per_trillion_tokens * *sc.price_per_gpu_hour;
+
+  // Memory of the most loaded pipeline rank: the layout fits only if every rank does. The critical (busiest)
+  // rank is often not the one holding the most (DualPipe's first rank holds the embedding and the heads).
+  for (int k = 0; k < in.schedule.ranks; ++k) {
+    auto shares = rank_memory(in, k);
+    if (k == 0 || memory_total(shares) > memory_total(r.memory)) r.memory = std::move(shares);
+  }
+  r.hbm_bytes = gpu.hbm_bytes;
+  r.fits_in_memory = memory_total(r.memory) <= gpu.hbm_bytes;
+
+  // Link classes: every pass of every rank moves its group's bytes in each of the stage's groups.
+  const int group_size = L.ep > 1 ? L.ep : L.tp;
+  const double groups_per_stage = static_cast<double>(L.dp) * L.tp * L.cp / group_size;
+  exec::LinkClassBytes step_bytes;
+  for (int k = 0; k < in.schedule.ranks; ++k) {
+    for (const auto& pt : t.per_rank[static_cast<std::size_t>(k)]) {
+      const auto v = view_of(in, k, pt.pass);
+      for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += v.bytes.bytes[c] * groups_per_stage;
+    }
+  }
+  for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += dp.link_bytes.bytes[c];
+  std::array<double, topo::kLinkClassCount> capacity{};
+  for (const auto& l : in.topology.links()) capacity[static_cast<std::size_t>(l.link_class)] += l.capacity_bytes_per_s;
+  for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) {
+    if (capacity[c] <= 0) continue;
+    r.links.push_back({std::string(topo::to_string(static_cast<topo::LinkClass>(c))), step_bytes.bytes[c],
+                       step_bytes.bytes[c] / (capacity[c] * r.step_time_s)});
+  }
+
+  if (in.options.trace) {
+    const int ranks = std::min(in.schedule.ranks, in.options.max_trace_ranks);
+    for (int k = 0; k < ranks; ++k) {
+      for (const auto& pt : t.per_rank[static_cast<std::size_t>(k)]) {
+        r.trace.push_back({k, "compute", pass_label(pt.pass), to_string(pt.pass.kind), pt.start.seconds(),
+                           pt.end.seconds()});
+      }
+    }
+    for (const auto& span : dp.trace) r.trace.push_back(span);
+  }
+
+  r.assumptions = in.cost.assumptions();
+  r.assumptions.push_back("one EP (or TP) group is simulated per pipeline stage: the stage's other groups run the "
+                          "same sampled routing and are identical by symmetry");
+  if (!in.moe.layers.empty()) {
+    r.assumptions.push_back(fmt::format("expert load: {}; {} routing samples cycled over the MoE layers, "
+                                        "{:.2f} distinct GPUs and {:.2f} distinct nodes per token",
+                                        in.moe.load_source, in.moe.layers.size(), in.moe.distinct_gpus_per_token,
+                                        in.moe.distinct_nodes_per_token));
+  }
+  for (const auto& a : dp.assumptions) r.assumptions.push_back(a);
+  r.assumptions.push_back(fmt::format("GPU {}: {}", gpu.name, gpu.source));
+  return r;
+}
+
+}  // namespace k3::train

@@ -1,0 +1,53 @@
+#pragma once
+// Turns the simulated passes and the pipeline timeline into a StepResult: step time with the data-parallel
+// reduction and the optimizer, the breakdown on the critical pipeline rank, MFU, memory and link use.
+#include <map>
+#include <tuple>
+
+#include "model/model_spec.hpp"
+#include "model/ops.hpp"
+#include "sim/workload/moe_sampling.hpp"
+#include "sim/exec/pass_runner.hpp"
+#include "sim/parallel/pipeline_schedule.hpp"
+#include "sim/parallel/rank_mapping.hpp"
+#include "sim/train/step_spec.hpp"
+#include "sim/parallel/stage_split.hpp"
+#include "sim/train/step_result.hpp"
+#include "sim/train/step_simulator.hpp"
+
+namespace k3::train {
+
+// One simulated pass, reduced to what the step needs.
+struct PassRecord {
+  core::SimTime duration;
+  std::map<std::string, double> compute_s;  // on the GPU that finished last, by op category
+  std::map<std::string, double> exposed_s;  // the rest of the pass, by the collective it waited for
+  exec::LinkClassBytes link_bytes;                // what the pass moved, by link class (one group)
+};
+// Keyed by (stage, second stage or -1, PassPart).
+using PassMemo = std::map<std::tuple<int, int, int>, PassRecord>;
+
+PassRecord summarize_pass(const workload::PassProgram& program, const exec::PassOutcome& outcome, const exec::LinkClassBytes& bytes);
+
+struct AccountingInputs {
+  const StepSpec& scenario;
+  const model::ModelSpec& spec;
+  const topo::Topology& topology;
+  const parallel::RankMapping& map;
+  const parallel::PipelineSchedule& schedule;
+  const parallel::PipelineTimeline& timeline;
+  const std::vector<model::OpBlock>& blocks;
+  const std::vector<parallel::StageBlocks>& stages;
+  const PassMemo& passes;
+  const cost::OpCostModel& cost;
+  const exec::PassRunner& runner;
+  const model::MicroBatch& microbatch;
+  int microbatches;
+  const workload::MoeSample& moe;
+  double events;
+  const StepOptions& options;
+};
+
+StepResult account_step(const AccountingInputs& in);
+
+}  // namespace k3::train

@@ -1,0 +1,77 @@
+#pragma once
+// What one simulated training step produced: the numbers `k3sim run` prints, writes as JSON and draws in
+// the HTML report (one data source for all three).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace k3::train {
+
+// Seconds of the step attributed to one cause, on the critical rank.
+struct TimeShare {
+  std::string name;      // "compute: expert GEMM", "exposed: all-to-all dispatch", "pipeline bubble", ...
+  std::string category;  // "compute", "communication", "bubble", "optimizer"
+  double seconds = 0;
+};
+
+struct MemoryShare {
+  std::string name;  // "weights", "gradients", "optimizer state", "activations", "communication buffers"
+  double bytes = 0;
+};
+
+// Bytes of all the shares: what one GPU holds.
+inline double memory_total(const std::vector<MemoryShare>& shares) {
+  double sum = 0;
+  for (const auto& s : shares) sum += s.bytes;
+  return sum;
+}
+
+struct LinkClassUse {
+  std::string link_class;       // nvlink, nic, leaf_spine, ...
+  double bytes = 0;             // carried in the simulated window (all links of the class)
+  double mean_utilisation = 0;  // of the busiest link of the class over the step, in [0, 1]
+};
+
+// One interval on a timeline track, for the trace and the report's Gantt chart.
+struct TraceSpan {
+  int rank = 0;             // pipeline rank (or GPU in the EP-group view)
+  std::string track;        // "compute", "comm"
+  std::string name;         // "F mb3 chunk0", "dispatch L12"
+  std::string kind;         // forward, backward, weight, forward_backward, alltoall, ...
+  double start_s = 0;
+  double end_s = 0;
+};
+
+struct StepResult {
+  std::string scenario;
+  std::string model;
+  std::string topology;
+  std::int64_t gpus = 0;
+  std::uint64_t seed = 0;
+  double step_time_s = 0;
+  double tokens_per_step = 0;
+  double tokens_per_s = 0;
+  double model_flops_per_step = 0;       // causal convention, no recomputation counted
+  double tflops_per_gpu = 0;             // model FLOPs / step time / GPUs / 1e12
+  double mfu = 0;                        // against the BF16 dense peak of the GPU
+  double mfu_fp8 = 0;                    // against the FP8 dense peak (when GEMMs run in FP8)
+  double peak_flops_per_s_bf16 = 0;
+  double peak_flops_per_s_fp8 = 0;
+  std::vector<TimeShare> breakdown;      // sums to step_time_s
+  std::vector<MemoryShare> memory;       // per GPU, on the most loaded rank
+  double hbm_bytes = 0;
+  bool fits_in_memory = true;
+  std::vector<LinkClassUse> links;
+  std::vector<TraceSpan> trace;          // pipeline timeline of one step
+  int microbatches = 0;                  // per pipeline
+  std::string network_model;             // flow or analytical
+  std::vector<std::string> assumptions;  // each with its source
+  std::string scenario_yaml;
+  std::string version;
+  double cost_per_trillion_tokens = 0;   // USD; 0 when no price was given
+  double gpu_hours_per_trillion_tokens = 0;
+  double simulated_events = 0;
+};
+
+}  // namespace k3::train

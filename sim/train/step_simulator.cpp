@@ -1,0 +1,339 @@
+#include "sim/train/step_simulator.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "model/totals.hpp"
+#include "core/error.hpp"
+#include "core/parallel_for.hpp"
+#include "sim/train/layout_checks.hpp"
+#include "sim/workload/moe_sampling.hpp"
+#include "sim/workload/pass_builder.hpp"
+#include "sim/exec/pass_runner.hpp"
+#include "sim/parallel/pipeline_schedule.hpp"
+#include "sim/parallel/rank_mapping.hpp"
+#include "sim/parallel/stage_split.hpp"
+#include "sim/train/step_accounting.hpp"
+#include "sim/train/step_memory.hpp"
+
+namespace k3::train {
+
+namespace {
+
+using core::InputError;
+using core::SimTime;
+
+// FP8 dispatch carries one fp32 scale per 128 elements (DeepSeek-V3, arXiv:2412.19437 section 3.3).
+double element_bytes(workload::ElementType t) { return t == workload::ElementType::fp8 ? 1.0 + 4.0 / 128 : 2.0; }
+
+bool has_dispatch(const model::OpBlock& b) {
+  return std::any_of(b.ops.begin(), b.ops.end(),
+                     [](const model::Op& op) { return op.kind == model::OpKind::Communication && op.name == "dispatch"; });
+}
+
+class StepRun {
+ public:
+  StepRun(const StepSpec& sc, const model::ModelSpec& spec, const topo::Topology& topo,
+          const cost::CalibrationProfile* profile, const StepOptions& opt)
+      : sc_(sc), spec_(spec), topo_(topo), opt_(opt),
+        map_(sc.parallel, static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(), sc.source),
+        cost_(make_cost_model(sc, topo, profile)),
+        runner_(topo, runner_config()) {}
+
+  StepResult run() {
+    const auto& L = map_.layout();
+    check_layout(sc_, spec_, map_);
+    microbatches_ = microbatches_per_pipeline(sc_, L);
+    schedule_ = make_schedule_for(sc_, L, microbatches_);
+    model::MicroBatch mb;
+    mb.sequences = static_cast<double>(sc_.batch.micro_batch_seqs);
+    mb.seq = static_cast<double>(sc_.batch.seq_len);
+    mb.dtypes.dispatch_bytes = element_bytes(sc_.precision.dispatch);
+    mb.dtypes.combine_bytes = element_bytes(sc_.precision.combine);
+    if (cost_.gemm_precision() == cost::Precision::fp8) {
+      mb.dtypes.saved_linear_input_bytes = element_bytes(workload::ElementType::fp8);
+    }
+    blocks_ = model::build_ops(spec_, mb);
+    stages_ = parallel::split_into_stages(blocks_, schedule_.stages(), sc_.source);
+    prepare_moe(mb);
+
+    simulate_passes(opt_.threads > 0 ? opt_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    parallel::PassCosts costs;
+    costs.forward = [this](int r, int c) { return pass(r, c, workload::PassPart::forward).duration; };
+    costs.backward = [this](int r, int c) { return pass(r, c, workload::PassPart::backward).duration; };
+    costs.weight = [this](int r, int c) { return pass(r, c, workload::PassPart::weight).duration; };
+    costs.forward_backward = [this](int r, int f, int b) { return overlapped(r, f, b).duration; };
+    costs.p2p = [this, &mb](int from, int to) { return p2p(from, to, mb); };
+    costs.blocking_p2p = sc_.communication.blocking_pipeline_p2p;
+    timeline_ = parallel::execute_pipeline(schedule_, costs);
+    return assemble(mb);
+  }
+
+ private:
+  static cost::OpCostModel make_cost_model(const StepSpec& sc, const topo::Topology& topo,
+                                     const cost::CalibrationProfile* profile) {
+    cost::KernelChoice kernels;
+    kernels.attention = sc.unfused_attention ? cost::AttentionKernel::unfused : cost::AttentionKernel::flash;
+    kernels.fp8 = sc.fp8_gemm_kernels;
+    kernels.bf16 = sc.bf16_gemm_cuda11 ? cost::Bf16GemmKernels::cuda11 : cost::Bf16GemmKernels::cuda12;
+    try {
+      return cost::OpCostModel(device_of(topo.gpu_type()), profile,
+                         sc.precision.gemm == workload::GemmPrecision::fp8 ? cost::Precision::fp8 : cost::Precision::bf16, kernels);
+    } catch (const InputError& e) {
+      if (!e.where().file.empty()) throw;
+      throw InputError({sc.source, e.where().key, sc.bf16_gemm_kernels_line}, e.problem(), e.allowed());
+    }
+  }
+
+  static cost::DeviceModel device_of(const topo::GpuType& g) {
+    return {g.name, g.bf16_flops_per_s, g.fp8_flops_per_s, g.hbm_bytes_per_s, g.sms};
+  }
+
+  exec::PassRunnerConfig runner_config() const {
+    exec::PassRunnerConfig c;
+    c.network = sc_.network;
+    c.alltoall = sc_.communication.alltoall == workload::AllToAllAlgorithm::deepep ? net::CollectiveAlgorithm::deepep
+                                                                          : net::CollectiveAlgorithm::flat;
+    const int sms = topo_.gpu_type().sms;
+    if (sc_.communication.comm_sms > 0 && sms > sc_.communication.comm_sms) {
+      // Communication kernels keep their SMs for the whole step (DeepSeek-V3: 20 of 132), so compute
+      // runs on the rest.
+      c.compute_slowdown = static_cast<double>(sms) / (sms - sc_.communication.comm_sms);
+    }
+    return c;
+  }
+
+  std::vector<parallel::GpuIndex> group_of_rank(int rank) const {
+    const auto& L = map_.layout();
+    const parallel::GpuIndex base = map_.gpu_of({0, 0, 0, rank});
+    if (L.ep > 1) return map_.ep_group(base);
+    if (L.tp > 1) return map_.tp_group(base);
+    return {base};
+  }
+
+  void prepare_moe(const model::MicroBatch& mb) {
+    const auto& L = map_.layout();
+    if (sc_.expert_load.kind == workload::ExpertLoadKind::state) state_ = workload::read_balancer_state(sc_.expert_load, spec_);
+    if (L.ep <= 1 || !spec_.has_moe()) return;
+    workload::MoeSamplingSpec m;
+    m.model_name = spec_.name;
+    m.experts = spec_.moe.routed_experts;
+    m.top_k = spec_.moe.experts_per_token;
+    m.width = spec_.moe.expert_io_dim(spec_.hidden);
+    m.group = group_of_rank(0);
+    m.gpus_per_node = topo_.gpus_per_node();
+    m.node_limit = sc_.communication.node_limit;
+    m.dispatch_bytes_per_element = mb.dtypes.dispatch_bytes;
+    m.combine_bytes_per_element = mb.dtypes.combine_bytes;
+    m.tokens_per_gpu = mb.tokens();
+    m.balanced = sc_.expert_load.kind == workload::ExpertLoadKind::uniform;
+    m.balancer = sc_.expert_load.balancer;
+    m.balancer_steps = sc_.expert_load.steps;
+    m.bins = sc_.expert_load.bins;
+    m.seed = sc_.seed;
+    m.state = state_ ? &*state_ : nullptr;
+    m.state_at = sc_.expert_load.state_at;
+    moe_ = workload::sample_moe(m);
+    // Samples are cycled by position inside each stage, so stages of the same composition are identical
+    // and their passes are simulated once.
+    for (const auto& stage : stages_) {
+      std::size_t i = 0;
+      for (int b : stage.blocks) {
+        if (has_dispatch(blocks_[static_cast<std::size_t>(b)])) moe_layers_[b] = moe_.layers[i++ % moe_.layers.size()];
+      }
+    }
+  }
+
+  // True when every GPU of the simulated group does the same work: balanced routed load.
+  bool balanced_group() const {
+    for (const auto& [block, layer] : moe_layers_) {
+      for (double f : layer.routed_factor) {
+        if (f != layer.routed_factor.front()) return false;
+      }
+    }
+    return true;
+  }
+
+  workload::PassBuildContext context(int rank, bool overlapping) const {
+    workload::PassBuildContext ctx;
+    ctx.one_thread_for_group = balanced_group() && (!overlapping || !sc_.network->models_contention);
+    ctx.blocks = &blocks_;
+    ctx.cost = &cost_;
+    ctx.gpus = group_of_rank(rank);
+    ctx.tp = map_.layout().tp;
+    ctx.ep = map_.layout().ep;
+    ctx.recompute = sc_.recompute;
+    ctx.moe = moe_layers_;
+    ctx.tp_allreduce_bytes = static_cast<double>(sc_.batch.micro_batch_seqs) * sc_.batch.seq_len * spec_.hidden * 2.0;
+    return ctx;
+  }
+
+  // Stages holding the same blocks (the same multiset of block kinds: the order of a stage's layers does not
+  // change how long its pass takes) run the same passes, so each class of stages is simulated once. The MoE
+  // samples follow the position inside the stage.
+  int stage_class(int stage) {
+    if (stage_class_.empty()) {
+      std::map<std::vector<std::string>, int> first;
+      for (std::size_t s = 0; s < stages_.size(); ++s) {
+        std::vector<std::string> sig;
+        for (int b : stages_[s].blocks) sig.push_back(blocks_[static_cast<std::size_t>(b)].kind);
+        std::sort(sig.begin(), sig.end());
+        stage_class_.push_back(first.emplace(sig, static_cast<int>(s)).first->second);
+      }
+    }
+    return stage_class_[static_cast<std::size_t>(stage)];
+  }
+
+  using PassKey = std::tuple<int, int, int>;  // (stage, second stage or -1, PassPart)
+
+  PassKey class_key(int f_stage, int b_stage, workload::PassPart part) {
+    return {stage_class(f_stage), b_stage < 0 ? -1 : stage_class(b_stage), static_cast<int>(part)};
+  }
+
+  workload::PassProgram program_of(int rank, int f_stage, int b_stage, workload::PassPart part) const {
+    workload::PassProgram p;
+    const auto ctx = context(rank, b_stage >= 0);
+    if (b_stage < 0) {
+      workload::append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(f_stage)], part);
+    } else {
+      workload::append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(f_stage)], workload::PassPart::forward);
+      workload::append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(b_stage)], workload::PassPart::backward);
+    }
+    return p;
+  }
+
+  const PassRecord& memo(int rank, int f_stage, int b_stage, workload::PassPart part) {
+    const PassKey key{f_stage, b_stage, static_cast<int>(part)};
+    if (auto it = passes_.find(key); it != passes_.end()) return it->second;
+    const auto ck = class_key(f_stage, b_stage, part);
+    auto it = by_class_.find(ck);
+    if (it == by_class_.end()) {
+      const auto p = program_of(rank, f_stage, b_stage, part);
+      exec::LinkClassBytes bytes;
+      const auto outcome = runner_.run(p, &bytes);
+      events_ += static_cast<double>(outcome.events);
+      it = by_class_.emplace(ck, summarize_pass(p, outcome, bytes)).first;
+    }
+    return passes_.emplace(key, it->second).first->second;
+  }
+
+  // The passes of different stage classes are independent simulations, and which of them the schedule runs
+  // does not depend on what they cost: a dry run of the pipeline lists them, each class is simulated for
+  // the lowest pipeline rank that runs it (so the result does not depend on the order of the calls or on
+  // the thread count), on `threads` workers; the timed run then finds every pass in the memo.
+  void simulate_passes(int threads) {
+    std::map<PassKey, std::tuple<int, int, int, workload::PassPart>> wanted;  // class -> (rank, f_stage, b_stage, part)
+    const auto want = [&](int rank, int f_stage, int b_stage, workload::PassPart part) {
+      const auto [it, fresh] = wanted.try_emplace(class_key(f_stage, b_stage, part), rank, f_stage, b_stage, part);
+      if (!fresh && rank < std::get<0>(it->second)) it->second = {rank, f_stage, b_stage, part};
+      return SimTime::from_seconds(1e-3);
+    };
+    parallel::PassCosts dry;
+    dry.forward = [&](int r, int c) { return want(r, schedule_.stage_of(r, c), -1, workload::PassPart::forward); };
+    dry.backward = [&](int r, int c) { return want(r, schedule_.stage_of(r, c), -1, workload::PassPart::backward); };
+    dry.weight = [&](int r, int c) { return want(r, schedule_.stage_of(r, c), -1, workload::PassPart::weight); };
+    dry.forward_backward = [&](int r, int f, int b) {
+      return want(r, schedule_.stage_of(r, f), schedule_.stage_of(r, b), workload::PassPart::backward);
+    };
+    dry.p2p = [](int, int) { return SimTime::zero(); };
+    (void)parallel::execute_pipeline(schedule_, dry);
+
+    std::vector<PassKey> keys;
+    std::vector<workload::PassProgram> programs;
+    for (const auto& [ck, w] : wanted) {
+      const auto& [rank, f_stage, b_stage, part] = w;
+      keys.push_back(ck);
+      programs.push_back(program_of(rank, f_stage, b_stage, part));
+    }
+    std::vector<PassRecord> records(programs.size());
+    std::vector<double> events(programs.size(), 0.0);
+    core::parallel_for(programs.size(), threads, [&](std::size_t i) {
+      exec::LinkClassBytes bytes;
+      const auto outcome = runner_.run(programs[i], &bytes);
+      events[i] = static_cast<double>(outcome.events);
+      records[i] = summarize_pass(programs[i], outcome, bytes);
+    });
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      events_ += events[i];
+      by_class_.emplace(keys[i], std::move(records[i]));
+    }
+  }
+
+  const PassRecord& pass(int rank, int chunk, workload::PassPart part) {
+    return memo(rank, schedule_.stage_of(rank, chunk), -1, part);
+  }
+
+  const PassRecord& overlapped(int rank, int f_chunk, int b_chunk) {
+    return memo(rank, schedule_.stage_of(rank, f_chunk), schedule_.stage_of(rank, b_chunk), workload::PassPart::backward);
+  }
+
+  SimTime p2p(int from, int to, const model::MicroBatch& mb) {
+    auto it = p2p_.find({from, to});
+    if (it != p2p_.end()) return it->second;
+    // BF16 activations (or their gradients). Under TP every rank of the group holds the whole tensor; each
+    // sends its 1/TP slice to its peer and the receivers all-gather it (Megatron-LM's scatter/gather
+    // optimisation, SC21 section 4.1), so the slices cross TP links in parallel.
+    const int tp = map_.layout().tp;
+    const double bytes = mb.tokens() * spec_.hidden * 2.0;
+    std::vector<net::CollectiveSpec> slices;
+    for (int t = 0; t < tp; ++t) {
+      net::CollectiveSpec s;
+      s.op = net::CollectiveOp::sendrecv;
+      s.algorithm = net::CollectiveAlgorithm::flat;
+      s.ranks = {map_.gpu_of({t, 0, 0, from}), map_.gpu_of({t, 0, 0, to})};
+      s.bytes = bytes / tp;
+      slices.push_back(s);
+    }
+    double seconds = runner_.concurrent_time(slices);
+    if (tp > 1) {
+      net::CollectiveSpec gather;
+      gather.op = net::CollectiveOp::allgather;
+      gather.algorithm = net::CollectiveAlgorithm::ring;
+      const auto g = map_.tp_group(map_.gpu_of({0, 0, 0, to}));
+      gather.ranks.assign(g.begin(), g.end());
+      gather.bytes = bytes;
+      seconds += runner_.collective_time(gather);
+    }
+    return p2p_[{from, to}] = SimTime::from_seconds(seconds);
+  }
+
+  StepResult assemble(const model::MicroBatch& mb) {
+    AccountingInputs a{sc_, spec_, topo_, map_, schedule_, timeline_, blocks_, stages_, passes_, cost_, runner_,
+                       mb, microbatches_, moe_, events_, opt_};
+    return account_step(a);
+  }
+
+  const StepSpec& sc_;
+  const model::ModelSpec& spec_;
+  const topo::Topology& topo_;
+  StepOptions opt_;
+  parallel::RankMapping map_;
+  cost::OpCostModel cost_;
+  exec::PassRunner runner_;
+  int microbatches_ = 0;
+  parallel::PipelineSchedule schedule_;
+  parallel::PipelineTimeline timeline_;
+  std::vector<model::OpBlock> blocks_;
+  std::vector<parallel::StageBlocks> stages_;
+  workload::MoeSample moe_;
+  std::map<int, workload::MoeLayerLoad> moe_layers_;
+  PassMemo passes_;
+  PassMemo by_class_;
+  std::vector<int> stage_class_;
+  std::map<std::pair<int, int>, SimTime> p2p_;
+  std::optional<balancing::BalancerState> state_;
+  double events_ = 0;
+};
+
+}  // namespace
+
+StepResult simulate_step(const StepSpec& scenario, const model::ModelSpec& spec, const topo::Topology& topology,
+                         const cost::CalibrationProfile* profile, const StepOptions& options) {
+  return StepRun(scenario, spec, topology, profile, options).run();
+}
+
+}  // namespace k3::train

@@ -1,0 +1,33 @@
+#pragma once
+// One training step of a scenario, end to end:
+//   1. the parallel plan maps ranks to GPUs and checks the layout against model and cluster;
+//   2. every distinct pipeline pass (F, B, W and DualPipe's overlapped F&B of each stage) is built as a
+//      PassProgram for the GPUs of one EP (or TP) group and replayed on the event engine with the network
+//      model, so all-to-alls and all-reduces contend for links and the most loaded GPU sets the pace;
+//   3. the pipeline schedule runs on those pass times with point-to-point transfers between stages;
+//   4. data-parallel gradient reduction, the optimizer step and the parameter all-gather follow, each
+//      overlapped with the pipeline's last backward / first forward pass where frameworks do so.
+// EP groups of one stage are identical (same sampled routing), so one is simulated per stage.
+#include <memory>
+#include <string>
+
+#include "sim/cost/calibration_profile.hpp"
+#include "model/model_spec.hpp"
+#include "sim/train/step_spec.hpp"
+#include "sim/train/step_result.hpp"
+#include "topologies/topology.hpp"
+
+namespace k3::train {
+
+struct StepOptions {
+  bool trace = true;            // keep the pipeline timeline
+  int max_trace_ranks = 16;     // pipeline ranks kept in the trace
+  std::string version;          // k3sim version string for the result
+  int threads = 0;              // workers for the independent pass simulations; 0: one per hardware thread
+};
+
+// Throws core::InputError when the layout does not fit the model or the cluster.
+StepResult simulate_step(const StepSpec& scenario, const model::ModelSpec& spec, const topo::Topology& topology,
+                         const cost::CalibrationProfile* profile, const StepOptions& options = {});
+
+}  // namespace k3::train

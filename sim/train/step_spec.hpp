@@ -1,0 +1,42 @@
+#pragma once
+// Everything that shapes one training step besides the model and the cluster: the typed settings a
+// scenario resolves into (sim/input), and all that the step simulation reads of it.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/memory.hpp"
+#include "sim/cost/fp8_gemm_rates.hpp"
+#include "sim/net/network_registry.hpp"
+#include "sim/parallel/parallel_layout.hpp"
+#include "sim/workload/workload_spec.hpp"
+
+namespace k3::train {
+
+struct OptimizerSpec {
+  model::Optimizer kind = model::Optimizer::AdamW;
+  int newton_schulz_iterations = 5;
+  double moment_bytes = 4;  // optimizer.moment_dtype: fp32 (4) or bf16 (2, as DeepSeek-V3 keeps AdamW's moments)
+};
+
+struct StepSpec {
+  std::string source;          // file the settings came from, named in errors
+  std::string name;            // what the result is labelled with
+  std::string yaml_text;       // the settings as written (the scenario after overrides), carried into reports
+  std::uint64_t seed = 1;
+  parallel::ParallelLayout parallel;
+  parallel::BatchSpec batch;
+  workload::PrecisionSpec precision;
+  workload::CommunicationSpec communication;
+  workload::ExpertLoadSpec expert_load;
+  model::Recompute recompute = model::Recompute::None;
+  OptimizerSpec optimizer;
+  const net::NetworkModelEntry* network = &net::default_network_model();  // never null
+  bool unfused_attention = false;  // attention_kernel: unfused (Megatron-LM 2021) instead of flash
+  cost::Fp8GemmKernels fp8_gemm_kernels = cost::Fp8GemmKernels::deepgemm;  // deepgemm or cutlass-3.6
+  bool bf16_gemm_cuda11 = false;  // bf16_gemm_kernels: cuda12 (default) or cuda11
+  int bf16_gemm_kernels_line = 0;  // its YAML line, for the error when the GPU has no CUDA 11 measurement
+  std::optional<double> price_per_gpu_hour;  // USD, for cost per trillion tokens
+};
+
+}  // namespace k3::train

@@ -1,0 +1,60 @@
+#pragma once
+// The per-layer MoE inputs of a step simulation, sampled with the routing library: how many routed rows
+// each GPU of the EP group gets (balanced, or the state of a load balancer after N steps) and the all-to-all
+// byte matrices of dispatch and combine for one micro-batch.
+//
+// To keep a 93-layer model cheap, `distinct_samples` independent router states are drawn and cycled over
+// the MoE layers (layer l uses sample l mod distinct_samples); each is a real routing of `sample_tokens`
+// tokens per GPU (node-limited when asked), whose traffic is scaled to the micro-batch's tokens. A token
+// is sent once per destination GPU however many of its experts live there; for the hierarchical
+// algorithm once per destination node over the NIC.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/model_spec.hpp"
+#include "model/balancing/balancer_state.hpp"
+#include "core/error.hpp"
+#include "sim/workload/pass_builder.hpp"
+#include "sim/workload/workload_spec.hpp"
+
+namespace k3::workload {
+
+struct MoeSamplingSpec {
+  std::string model_name;
+  int experts = 0;
+  int top_k = 0;
+  int width = 0;                // elements per token copy: the latent dim, else hidden
+  std::vector<parallel::GpuIndex> group;  // the EP group's GPUs, in rank order
+  int gpus_per_node = 8;        // of the cluster: GPU g sits in node g / gpus_per_node
+  int node_limit = 0;           // 0: off
+  double dispatch_bytes_per_element = 2;
+  double combine_bytes_per_element = 2;
+  double gradient_bytes_per_element = 2;  // backward all-to-alls carry BF16 gradients
+  double tokens_per_gpu = 4096;           // one micro-batch
+  bool balanced = true;                   // true: every GPU gets exactly its share of routed rows
+  std::string balancer = "qb-hist";       // else: the load after `balancer_steps` updates of this balancer
+  int balancer_steps = 20;
+  int bins = 1000;
+  const balancing::BalancerState* state = nullptr;  // when set, the load comes from it, not an inline balancer
+  core::InputLocation state_at;                    // expert_load.state, for a state with too few samples
+  int sample_tokens = 64;       // per GPU; the matrices keep only class means, which converge fast
+  int distinct_samples = 4;
+  std::uint64_t seed = 1;
+};
+
+struct MoeSample {
+  std::vector<MoeLayerLoad> layers;     // one per distinct sample
+  std::vector<double> max_over_mean;    // routed rows per GPU, per sample
+  double distinct_gpus_per_token = 0;   // mean over samples
+  double distinct_nodes_per_token = 0;
+  std::string load_source;
+};
+
+// Reads `expert_load.state` and checks it was written for this model's routing (experts and top-k);
+// errors name the state file, or the scenario key when the file is for another model.
+balancing::BalancerState read_balancer_state(const ExpertLoadSpec& load, const model::ModelSpec& spec);
+
+MoeSample sample_moe(const MoeSamplingSpec& spec);
+
+}  // namespace k3::workload

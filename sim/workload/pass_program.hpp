@@ -1,0 +1,75 @@
+#pragma once
+// The work of one pipeline pass (F, B, W or an overlapped F&B) on the GPUs of one expert-parallel group,
+// as per-thread step lists that the event engine replays. A thread is one stream of work on one GPU; the
+// DualPipe F&B pass gives each GPU two threads (the forward of one micro-batch and the backward of
+// another) sharing that GPU's compute stream, so one's all-to-all hides behind the other's compute.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/units.hpp"
+#include "sim/parallel/rank_mapping.hpp"
+
+namespace k3::workload {
+
+enum class CollectiveKind : std::uint8_t {
+  dispatch,       // expert all-to-all, tokens to experts (forward) or gradients back (backward)
+  combine,        // expert all-to-all, expert outputs back to their tokens
+  allreduce,
+  reducescatter,
+  allgather,
+};
+std::string to_string(CollectiveKind k);
+
+// Bytes that GPU i (row) sends GPU j (column), over the members of a collective in order, and for the
+// hierarchical (DeepEP) algorithm the bytes each member sends over its NIC to each node after deduplicating
+// tokens bound for several GPUs of that node.
+struct TrafficMatrix {
+  int n = 0;
+  std::vector<double> bytes;       // n x n, row-major
+  int nodes = 0;
+  std::vector<double> node_bytes;  // n x nodes, row-major (nodes numbered by first appearance)
+  double at(int i, int j) const { return bytes[static_cast<std::size_t>(i) * static_cast<std::size_t>(n) +
+                                               static_cast<std::size_t>(j)]; }
+};
+
+struct CollectiveCall {
+  CollectiveKind kind = CollectiveKind::allreduce;
+  std::vector<parallel::GpuIndex> gpus;                   // members, in rank order
+  core::Bytes bytes_per_rank = 0;               // ring collectives: the buffer size per rank
+  std::shared_ptr<const TrafficMatrix> matrix;  // all-to-all: who sends whom how much
+  std::string label;                            // "dispatch L12" (for traces)
+};
+
+// What one step of a thread does. Op categories name where compute time goes in the breakdown.
+struct ComputeStep {
+  core::SimTime duration;
+  std::string category;  // "attention", "expert GEMM", "dense GEMM", "router", "norm & activation", ...
+};
+struct IssueStep {   // start taking part in a collective, without waiting for it
+  int collective = 0;
+};
+struct WaitStep {    // block until the collective has completed
+  int collective = 0;
+};
+using Step = std::variant<ComputeStep, IssueStep, WaitStep>;
+
+struct PassThread {
+  int gpu_slot = 0;  // which GPU of the group runs it (index into PassProgram::gpus)
+  std::vector<Step> steps;
+};
+
+struct PassProgram {
+  std::vector<parallel::GpuIndex> gpus;             // the GPUs taking part
+  std::vector<PassThread> threads;
+  std::vector<CollectiveCall> collectives;
+  // Each collective lists which threads take part: it starts when all of them have issued it.
+  std::vector<std::vector<int>> participants;
+
+  // Appends a collective and returns its index.
+  int add_collective(CollectiveCall call, std::vector<int> threads_taking_part);
+};
+
+}  // namespace k3::workload

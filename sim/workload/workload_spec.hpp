@@ -1,0 +1,40 @@
+#pragma once
+// What shapes the per-pass work beyond the model (scenario keys `precision.*`, `communication.*` and
+// `expert_load.*`): element types on the wire, the all-to-all algorithm, how expert load is sampled.
+#include <string>
+
+#include "core/yaml_input.hpp"
+
+namespace k3::workload {
+
+enum class AllToAllAlgorithm { flat, deepep };
+enum class GemmPrecision { bf16, fp8 };
+enum class ElementType { fp8, bf16 };
+enum class ExpertLoadKind { uniform, balancer, state };
+
+struct PrecisionSpec {
+  GemmPrecision gemm = GemmPrecision::bf16;
+  ElementType dispatch = ElementType::bf16;
+  ElementType combine = ElementType::bf16;
+  double gradient_reduce_bytes = 4;  // precision.gradient_reduce: fp32 (4), or bf16 / fp16 (2)
+};
+
+struct CommunicationSpec {
+  AllToAllAlgorithm alltoall = AllToAllAlgorithm::flat;
+  bool blocking_pipeline_p2p = false;  // communication.pipeline_p2p: blocking (the sender waits) or overlapped
+  int comm_sms = 0;      // SMs reserved for communication kernels (DeepEP: 20 on H800)
+  int node_limit = 0;    // 0: no node-limited routing
+};
+
+struct ExpertLoadSpec {
+  ExpertLoadKind kind = ExpertLoadKind::uniform;
+  std::string balancer = "qb-hist";
+  int steps = 20;
+  int bins = 1000;
+  std::string state;            // kind state: a `k3sim balance --write-state` file, resolved against the scenario
+  core::InputLocation state_at;  // where `expert_load.state` was given, for errors found when it is read
+};
+
+std::string to_string(AllToAllAlgorithm a);
+
+}  // namespace k3::workload

@@ -1,0 +1,27 @@
+#pragma once
+// Sweep results as CSV (one row per point: settings, feasibility, reason, Pareto mark, headline numbers)
+// and as JSON (every point with its full `k3sim run --json` result). Both are written by rank 0 only and
+// are byte-identical whether the points ran on threads or MPI ranks.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "sweep/grid.hpp"
+#include "sweep/point_result.hpp"
+#include "sweep/sweep_runner.hpp"
+
+namespace k3::sweep {
+
+struct SweepSummary {
+  std::string scenario;
+  std::vector<GridAxis> axes;
+  ParetoX pareto_x = ParetoX::gpus;
+};
+
+nlohmann::json sweep_to_json(const SweepSummary& s, const std::vector<PointResult>& results);
+std::string sweep_to_csv(const SweepSummary& s, const std::vector<PointResult>& results);
+// CSV when the path ends in .csv, JSON when it ends in .json; InputError naming --out otherwise.
+void write_sweep(const std::string& path, const SweepSummary& s, const std::vector<PointResult>& results);
+
+}  // namespace k3::sweep

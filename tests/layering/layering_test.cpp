@@ -1,0 +1,81 @@
+// The include graph follows the floors: every include of the tree goes down (README "Layout").
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/layering/floors.hpp"
+
+namespace k3::layering {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Layering, EveryIncludeOfTheTreeGoesDown) {
+  const auto violations = find_violations(K3SIM_SOURCE_DIR);
+  std::string all;
+  for (const auto& v : violations) all += v.text() + "\n";
+  EXPECT_TRUE(violations.empty()) << violations.size() << " includes cross the floors:\n" << all;
+}
+
+// A throwaway tree with one include of each kind shows the check can fail, and names file and line.
+class LayeringOnATree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::path(K3SIM_BINARY_DIR) / ("layering-tree-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+    fs::remove_all(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  void write(const std::string& rel, const std::string& text) {
+    fs::create_directories((root_ / rel).parent_path());
+    std::ofstream(root_ / rel) << text;
+  }
+  fs::path root_;
+};
+
+TEST_F(LayeringOnATree, DownwardIncludesPass) {
+  write("sim/net/flow.cpp", "#include \"sim/net/flow.hpp\"\n#include \"sim/engine/simulator.hpp\"\n#include \"core/units.hpp\"\n");
+  write("cli/main.cpp", "#include <vector>\n#include \"sim/input/scenario.hpp\"\n#include \"reports/report.hpp\"\n");
+  EXPECT_TRUE(find_violations(root_).empty());
+}
+
+TEST_F(LayeringOnATree, AnUpwardIncludeFailsNamingFileAndLine) {
+  // core is floor 1 and sim/engine floor 3: line 3 of core/units.hpp goes up.
+  write("core/units.hpp", "#pragma once\n#include <cstdint>\n#include \"sim/engine/simulator.hpp\"\n");
+  const auto v = find_violations(root_);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].file, "core/units.hpp");
+  EXPECT_EQ(v[0].line, 3);
+  EXPECT_EQ(v[0].included, "sim/engine/simulator.hpp");
+  EXPECT_NE(v[0].text().find("core/units.hpp:3:"), std::string::npos);
+}
+
+TEST_F(LayeringOnATree, SiblingsOnOneFloorDoNotIncludeEachOther) {
+  // model and topologies are both floor 2.
+  write("model/kv_cache.cpp", "#include \"topologies/load.hpp\"\n");
+  ASSERT_EQ(find_violations(root_).size(), 1u);
+}
+
+TEST_F(LayeringOnATree, BenchAndCliIncludeNoTestHeaders) {
+  write("bench/net/a.cpp", "#include \"tests/net/fabrics.hpp\"\n");
+  write("cli/b.cpp", "#include \"tests/support/run_k3sim.hpp\"\n");
+  EXPECT_EQ(find_violations(root_).size(), 2u);
+}
+
+TEST_F(LayeringOnATree, AnUnknownFolderIsNamed) {
+  write("sim/train/step.cpp", "#include \"sim/plan/scenario.hpp\"\n");
+  const auto v = find_violations(root_);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].why.find("not on any floor"), std::string::npos);
+}
+
+TEST(Layering, SubFoldersBelongToTheirParent) {
+  ASSERT_NE(floor_of("kernels/gemm/gemm.cu"), nullptr);
+  EXPECT_EQ(floor_of("kernels/gemm/gemm.cu")->folder, "kernels");
+  EXPECT_EQ(floor_of("model/routing/traffic.hpp")->folder, "model/routing");
+  EXPECT_EQ(floor_of("model/ops.hpp")->folder, "model");
+  EXPECT_EQ(floor_of("modelx/ops.hpp"), nullptr);
+  EXPECT_EQ(floor_of("CMakeLists.txt"), nullptr);
+}
+
+}  // namespace
+}  // namespace k3::layering

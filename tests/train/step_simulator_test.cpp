@@ -1,0 +1,102 @@
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "model/model_spec.hpp"
+#include "results/step_output.hpp"
+#include "sim/input/scenario.hpp"
+#include "sim/train/step_simulator.hpp"
+#include "topologies/topology.hpp"
+
+using namespace k3::train;
+
+namespace {
+
+// DeepSeek-V3 on 16 H800 nodes: PP4 DualPipe, EP32 (4 nodes), DP32, 8 micro-batches per pipeline.
+std::string dsv3_small(const std::string& extra = "") {
+  return "name: dsv3-small\n"
+         "model: deepseek-v3\n"
+         "cluster: {topology: h800-dsv3-2048, nodes: 16}\n"
+         "parallel: {pp: 4, ep: 32, zero: 1, schedule: dualpipe}\n"
+         "batch: {seq_len: 4096, global_batch_seqs: 256, micro_batch_seqs: 1}\n"
+         "precision: {gemm: fp8, dispatch: fp8}\n"
+         "communication: {alltoall: deepep, comm_sms: 20, node_limit: 4}\n" + extra;
+}
+
+k3::train::StepResult simulate(const std::string& yaml, const std::vector<k3::input::Override>& overrides = {}, int threads = 0) {
+  const auto sc = k3::input::parse_scenario(yaml, "test.yaml", overrides);
+  const auto spec = k3::model::load_model(sc.model);
+  const auto topo = k3::topo::load_topology(sc.topology, {"nodes=" + std::to_string(*sc.nodes)});
+  k3::train::StepOptions opt;
+  opt.threads = threads;
+  return simulate_step(sc, spec, topo, nullptr, opt);
+}
+
+double sum_breakdown(const StepResult& r) {
+  return std::accumulate(r.breakdown.begin(), r.breakdown.end(), 0.0,
+                         [](double s, const TimeShare& t) { return s + t.seconds; });
+}
+
+}  // namespace
+
+TEST(StepSimulator, BreakdownAddsUpToTheStepTime) {
+  const auto r = simulate(dsv3_small());
+  EXPECT_GT(r.step_time_s, 0);
+  EXPECT_NEAR(sum_breakdown(r), r.step_time_s, 1e-6 * r.step_time_s);
+  // 256 sequences x 4096 tokens.
+  EXPECT_EQ(r.tokens_per_step, 256.0 * 4096);
+  EXPECT_EQ(r.microbatches, 8);  // 256 / DP 32 / 1
+  EXPECT_GT(r.mfu, 0.05);
+  EXPECT_LT(r.mfu, 0.9);
+}
+
+TEST(StepSimulator, SameSeedSameResult) {
+  const auto a = k3::results::step_to_json(simulate(dsv3_small())).dump();
+  const auto b = k3::results::step_to_json(simulate(dsv3_small())).dump();
+  EXPECT_EQ(a, b);
+}
+
+TEST(StepSimulator, ThreadCountDoesNotChangeTheResult) {
+  // Imbalanced load: every GPU of the EP group is simulated, the passes run on worker threads.
+  const std::string yaml = dsv3_small("expert_load: {kind: balancer, balancer: none, steps: 1}\n");
+  const auto one = k3::results::step_to_json(simulate(yaml, {}, 1)).dump();
+  EXPECT_EQ(one, k3::results::step_to_json(simulate(yaml, {}, 2)).dump());
+  EXPECT_EQ(one, k3::results::step_to_json(simulate(yaml, {}, 5)).dump());
+}
+
+TEST(StepSimulator, ImbalancedExpertLoadIsSlowerThanBalanced) {
+  // Without a balancer the hottest GPU of each EP group gets several times its share of routed rows; the
+  // all-to-all waits for it, so the step must take longer than with a perfectly balanced load.
+  const auto balanced = simulate(dsv3_small("expert_load: {kind: uniform}\n"));
+  const auto skewed = simulate(dsv3_small("expert_load: {kind: balancer, balancer: none, steps: 1}\n"));
+  EXPECT_GT(skewed.step_time_s, balanced.step_time_s * 1.05);
+}
+
+TEST(StepSimulator, AnalyticalNetworkIsNoSlowerThanFlow) {
+  // The analytical model has no contention: every collective takes at most as long as under max-min
+  // sharing, so the step cannot be slower.
+  const auto flow = simulate(dsv3_small());
+  const auto analytical = simulate(dsv3_small(), {k3::input::parse_override("network=analytical")});
+  EXPECT_LE(analytical.step_time_s, flow.step_time_s * (1 + 1e-9));
+}
+
+TEST(StepSimulator, LayoutErrorsNameTheKey) {
+  try {
+    simulate(dsv3_small(), {k3::input::parse_override("parallel.ep=48")});
+    FAIL();
+  } catch (const k3::core::InputError& e) {
+    EXPECT_EQ(e.where().key, "parallel.ep");
+  }
+  try {
+    simulate(dsv3_small(), {k3::input::parse_override("batch.global_batch_seqs=100")});
+    FAIL();
+  } catch (const k3::core::InputError& e) {
+    EXPECT_EQ(e.where().key, "batch.global_batch_seqs");
+  }
+  try {
+    simulate(dsv3_small(), {k3::input::parse_override("parallel.pp=6")});  // DualPipe needs 2 x PP micro-batches
+    FAIL();
+  } catch (const k3::core::InputError& e) {
+    EXPECT_EQ(e.where().file, "test.yaml");
+  }
+}

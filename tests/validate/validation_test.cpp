@@ -1,0 +1,86 @@
+// The published validation cases of issue 6, run through the library (no binary needed).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "validate/validation.hpp"
+#include "validate/validation_csv.hpp"
+
+namespace k3::validate {
+namespace {
+
+// Issue 6 asks for 10% on DeepSeek-V3 and on every Megatron-LM row, and no constant may be fitted to these
+// figures. DeepSeek-V3: predicted 18.62 s against 19.926 s (-6.6%), with FP8 GEMM rates from DeepGEMM's
+// per-shape H800 table, the output head and gating in BF16 and the FP8 quantization kernels (all from kernel
+// measurements or the paper's description, none from the step time). Megatron-LM: every row within 5%
+// (-4.3% at 39B to +4.6% at 76B, mean |error| 2.3%), with the runs modelled as the authors' scripts ran
+// them (examples/sc21: NGC PyTorch 20.12, i.e. CUDA 11, so A100 GEMMs at a CUDA 11 matmul measurement, 230
+// of 312 TFLOP/s; unfused attention, SC21 section 4.2; FP16 gradients all-reduced as FP16; PyTorch DDP
+// overlapping that all-reduce up to 18.4B, Megatron's local DDP after the backward pass above; blocking
+// pipeline sends with the TP scatter/gather) on Selene's measured NVLink all-reduce bus bandwidth.
+// The mean bound is a regression guard on top of the issue's per-row 10%.
+constexpr double kDeepSeekV3Bound = 0.10;
+constexpr double kMegatronBound = 0.10;
+constexpr double kMegatronMeanBound = 0.05;
+
+TEST(MegatronPaperFlops, MatchesTheFormulaByHand) {
+  // B=1, s=6, l=1, h=1, V=16: 96 * 1*6*1*1 * (1 + 6/6 + 16/16) = 576 * 3 = 1728.
+  EXPECT_DOUBLE_EQ(validate::megatron_paper_flops(1, 6, 1, 1, 16), 1728.0);
+  // The 1T row (B=3072, s=2048, l=128, h=25600, V=51200) at 163 TFLOP/s on 3072 GPUs: the paper's
+  // FLOPs are 96*3072*2048*128*25600^2 = 5.0665e19 times (1 + 0.01333 + 0.000977) = 5.1340e19 per
+  // iteration, i.e. 102.5 s per iteration at 3072 * 163e12 FLOP/s.
+  const double f = validate::megatron_paper_flops(3072, 2048, 128, 25600, 51200);
+  EXPECT_NEAR(f / 5.1340e19, 1.0, 1e-3);
+}
+
+TEST(PublishedCsv, NamesFileColumnAndLineOfABadCell) {
+  const std::string path = ::testing::TempDir() + "/bad_validation.csv";
+  {
+    std::ofstream out(path);
+    out << "# provenance line\nep,dispatch_gbps\n8,fast\n";
+  }
+  const auto t = validate::read_published_csv(path);
+  EXPECT_EQ(t.provenance, "provenance line");
+  EXPECT_DOUBLE_EQ(t.number(0, "ep"), 8.0);
+  try {
+    t.number(0, "dispatch_gbps");
+    FAIL() << "a non-numeric cell must be refused";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().file, path);
+    EXPECT_EQ(e.where().key, "dispatch_gbps");
+    EXPECT_EQ(e.where().line, 3);  // comment, header, then the data row
+  }
+  std::remove(path.c_str());
+  EXPECT_THROW(validate::read_published_csv(path), core::InputError);
+}
+
+TEST(Validation, DeepSeekV3StepTimeWithinBound) {
+  std::vector<std::string> assumptions;
+  const auto cases = validate::validate_deepseek_v3(validate::default_validation_paths(), assumptions);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_DOUBLE_EQ(cases[0].published, 19.926);  // deepseek-v3-training.csv step_time_s
+  EXPECT_NEAR(cases[0].rel_error, (cases[0].predicted - 19.926) / 19.926, 1e-12);
+  EXPECT_LT(std::abs(cases[0].rel_error), kDeepSeekV3Bound) << "predicted " << cases[0].predicted << " s";
+  EXPECT_FALSE(assumptions.empty());
+}
+
+TEST(Validation, EveryMegatronRowWithinBound) {
+  std::vector<std::string> assumptions;
+  const auto cases = validate::validate_megatron(validate::default_validation_paths(), assumptions);
+  ASSERT_EQ(cases.size(), 10u);  // the ten rows of SC21 Table 1
+  EXPECT_DOUBLE_EQ(cases.front().published, 137.0);
+  EXPECT_DOUBLE_EQ(cases.back().published, 163.0);
+  double sum = 0;
+  for (const auto& c : cases) sum += std::abs(c.rel_error);
+  EXPECT_LT(sum / 10, kMegatronMeanBound);
+  for (const auto& c : cases) {
+    EXPECT_LT(std::abs(c.rel_error), kMegatronBound) << c.name << ": predicted " << c.predicted << " TFLOP/s, "
+                                                          << c.setup;
+  }
+}
+
+}  // namespace
+}  // namespace k3::validate

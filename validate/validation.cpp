@@ -1,0 +1,90 @@
+#include "validate/validation.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "model/model_spec.hpp"
+#include "sim/input/scenario_inputs.hpp"
+#include "sim/train/step_simulator.hpp"
+#include "validate/validation_csv.hpp"
+#include "topologies/topology.hpp"
+
+namespace k3::validate {
+
+ValidationPaths default_validation_paths() {
+  const std::string root = K3SIM_VALIDATION_SOURCE_DIR;
+  return {root + "/../shared/validation", root + "/scenarios"};
+}
+
+std::vector<ValidationCase> validate_deepseek_v3(const ValidationPaths& paths, std::vector<std::string>& assumptions) {
+  const auto table = read_published_csv(paths.data_dir + "/deepseek-v3-training.csv");
+  const auto in = input::load_scenario_inputs(paths.scenario_dir + "/deepseek-v3-h800-2048.yaml", {}, "");
+  const input::Scenario& sc = in.scenario;
+  train::StepOptions opt;
+  opt.trace = false;
+  const auto step = train::simulate_step(sc, in.model, *in.topology, in.profile_or_null(), opt);
+  for (const auto& a : step.assumptions) assumptions.push_back("DeepSeek-V3: " + a);
+  ValidationCase c;
+  c.name = sc.name;
+  c.group = "deepseek-v3";
+  c.metric = "step time";
+  c.unit = "s";
+  c.predicted = step.step_time_s;
+  c.published = table.number(0, "step_time_s");
+  c.rel_error = (c.predicted - c.published) / c.published;
+  c.source = "Insights into DeepSeek-V3 (ISCA'25) Table 4, via shared/validation/deepseek-v3-training.csv";
+  c.setup = fmt::format("PP{} DualPipe, EP{}, {} micro-batches per pipeline, {} network", sc.parallel.pp,
+                        sc.parallel.ep, step.microbatches, step.network_model);
+  return {c};
+}
+
+ValidationReport run_validation(const ValidationPaths& paths) {
+  ValidationReport r;
+  for (auto& c : validate_deepseek_v3(paths, r.assumptions)) r.cases.push_back(std::move(c));
+  double sum = 0;
+  int rows = 0;
+  for (auto& c : validate_megatron(paths, r.assumptions)) {
+    sum += std::abs(c.rel_error);
+    ++rows;
+    r.cases.push_back(std::move(c));
+  }
+  r.megatron_mean_abs_error = rows > 0 ? sum / rows : 0;
+  for (auto& c : validate_deepep(paths, r.assumptions)) r.cases.push_back(std::move(c));
+  return r;
+}
+
+nlohmann::json validation_to_json(const ValidationReport& report) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : report.cases) {
+    cases.push_back({{"case", c.name},
+                     {"group", c.group},
+                     {"metric", c.metric},
+                     {"unit", c.unit},
+                     {"predicted", c.predicted},
+                     {"published", c.published},
+                     {"rel_error", c.rel_error},
+                     {"source", c.source},
+                     {"setup", c.setup}});
+  }
+  return {{"cases", cases},
+          {"megatron_mean_abs_error", report.megatron_mean_abs_error},
+          {"assumptions", report.assumptions}};
+}
+
+std::string validation_to_text(const ValidationReport& report) {
+  std::string out = fmt::format("{:<28} {:<30} {:>12} {:>12} {:>9}\n", "case", "metric", "predicted", "published",
+                                "error");
+  for (const auto& c : report.cases) {
+    out += fmt::format("{:<28} {:<30} {:>8.3f} {:<3} {:>8.3f} {:<3} {:>+8.1f}%\n", c.name, c.metric, c.predicted,
+                       c.unit == "TFLOP/s" ? "TF" : c.unit, c.published, c.unit == "TFLOP/s" ? "TF" : c.unit,
+                       100 * c.rel_error);
+  }
+  out += fmt::format("\nMegatron-LM SC21 Table 1: mean absolute error {:.1f}% (TF = TFLOP/s per GPU)\n",
+                     100 * report.megatron_mean_abs_error);
+  out += "\nsetups and sources\n";
+  for (const auto& c : report.cases) out += fmt::format("  {}: {}; published: {}\n", c.name, c.setup, c.source);
+  return out;
+}
+
+}  // namespace k3::validate

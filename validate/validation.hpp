@@ -1,0 +1,56 @@
+#pragma once
+// `k3sim validate`: the simulator against published measurements (../shared/validation/*.csv), none of
+// which was used to set a constant of the simulator:
+//   - DeepSeek-V3 pre-training on 2,048 H800: step time (scenarios/deepseek-v3-h800-2048.yaml);
+//   - Megatron-LM SC21 Table 1: TFLOP/s per GPU of ten GPT models on A100 Selene, counted with the
+//     paper's own FLOP formula;
+//   - DeepEP normal kernels: dispatch and combine bottleneck bandwidth of the collective model alone.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace k3::validate {
+
+struct ValidationPaths {
+  std::string data_dir;      // folder holding the published CSVs
+  std::string scenario_dir;  // folder holding deepseek-v3-h800-2048.yaml and megatron-sc21-selene.yaml
+};
+
+// <source>/../shared/validation and <source>/scenarios of the tree k3sim was built from.
+ValidationPaths default_validation_paths();
+
+struct ValidationCase {
+  std::string name;    // "deepseek-v3-h800-2048", "megatron-sc21 18.4B", "deepep ep16 rdma"
+  std::string group;   // deepseek-v3, megatron-sc21, deepep
+  std::string metric;  // "step time", "TFLOP/s per GPU", "dispatch bottleneck bandwidth"
+  std::string unit;    // s, TFLOP/s, GB/s
+  double predicted = 0;
+  double published = 0;
+  double rel_error = 0;  // (predicted - published) / published
+  std::string source;    // where the published figure comes from
+  std::string setup;     // what was simulated (layout, schedule, micro-batch)
+};
+
+struct ValidationReport {
+  std::vector<ValidationCase> cases;
+  double megatron_mean_abs_error = 0;  // mean |rel_error| over the Megatron rows, as a fraction
+  std::vector<std::string> assumptions;  // each with its source
+};
+
+// Runs every case. Throws core::InputError when a CSV or scenario is missing or malformed.
+ValidationReport run_validation(const ValidationPaths& paths);
+
+// The individual groups, for tests and for running part of the suite.
+std::vector<ValidationCase> validate_deepseek_v3(const ValidationPaths& paths, std::vector<std::string>& assumptions);
+std::vector<ValidationCase> validate_megatron(const ValidationPaths& paths, std::vector<std::string>& assumptions);
+std::vector<ValidationCase> validate_deepep(const ValidationPaths& paths, std::vector<std::string>& assumptions);
+
+// Megatron-LM SC21 FLOPs per iteration (paper section 5.1, with activation recomputation):
+// 96 B s l h^2 (1 + s / 6h + V / 16 l h).
+double megatron_paper_flops(double batch, double seq, double layers, double hidden, double vocab);
+
+nlohmann::json validation_to_json(const ValidationReport& report);
+std::string validation_to_text(const ValidationReport& report);
+
+}  // namespace k3::validate

@@ -1,0 +1,119 @@
+// DeepEP normal kernels (deepseek-ai/DeepEP docs/legacy.md): the collective model's dispatch and combine
+// alone on an idle H800 cluster, reported as DeepEP's benchmarks report them (bytes over the bottleneck
+// link class per rank / kernel time).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sim/net/network_factory.hpp"
+#include "sim/workload/moe_sampling.hpp"
+#include "validate/validation.hpp"
+#include "validate/validation_csv.hpp"
+#include "topologies/topology.hpp"
+
+namespace k3::validate {
+
+namespace {
+
+// The benchmark's setup (DeepEP tests/test_intranode.py and test_internode.py as described in
+// docs/legacy.md): 4096 tokens per rank, hidden 7168, 256 experts, top-8, top-4 groups (node-limited
+// routing to 4 nodes), FP8 dispatch with one fp32 scale per 128 elements, BF16 combine.
+constexpr int kTokensPerRank = 4096;
+constexpr int kHidden = 7168;
+constexpr int kExperts = 256;
+constexpr int kTopK = 8;
+constexpr int kNodeLimit = 4;
+constexpr double kFp8BytesPerElement = 1.0 + 4.0 / 128;
+constexpr double kBf16BytesPerElement = 2.0;
+
+struct Bandwidths {
+  double dispatch_bytes_per_s = 0;
+  double combine_bytes_per_s = 0;
+};
+
+double row_sum(const std::vector<double>& m, int cols, int row) {
+  double s = 0;
+  for (int c = 0; c < cols; ++c) s += m[static_cast<std::size_t>(row) * static_cast<std::size_t>(cols) + c];
+  return s;
+}
+
+// Bytes per rank over the bottleneck class: NVLink for one node (every rank's copies to the other GPUs;
+// DeepEP counts the tokens a rank receives, including its own, so the local share 1/ep of a uniform routing
+// is added back), RDMA otherwise (the node-deduplicated bytes a rank sends to other nodes).
+double bottleneck_bytes_per_rank(const workload::TrafficMatrix& m, bool nvlink) {
+  double total = 0;
+  for (int g = 0; g < m.n; ++g) total += nvlink ? row_sum(m.bytes, m.n, g) : row_sum(m.node_bytes, m.nodes, g);
+  const double mean = total / m.n;
+  return nvlink ? mean * m.n / (m.n - 1) : mean;
+}
+
+double simulate_bandwidth(const topo::Topology& topology, const std::vector<parallel::GpuIndex>& group, const workload::TrafficMatrix& m,
+                          bool nvlink) {
+  net::CollectiveSpec s;
+  s.op = net::CollectiveOp::alltoall;
+  s.algorithm = net::CollectiveAlgorithm::deepep;
+  s.ranks.assign(group.begin(), group.end());
+  s.byte_matrix = m.bytes;
+  s.node_bytes = m.node_bytes;
+  const auto result = net::simulate_collective(topology, s, net::network_model("flow", {}));
+  return bottleneck_bytes_per_rank(m, nvlink) / result.time_s;
+}
+
+Bandwidths simulate_deepep(const topo::Topology& topology, int ep, bool nvlink) {
+  workload::MoeSamplingSpec m;
+  m.model_name = "deepep-benchmark";
+  m.experts = kExperts;
+  m.top_k = kTopK;
+  m.width = kHidden;
+  for (int g = 0; g < ep; ++g) m.group.push_back(static_cast<parallel::GpuIndex>(g));
+  m.gpus_per_node = topology.gpus_per_node();
+  // DeepEP's tests take min(nodes, 4) groups; one node needs no limit.
+  const int nodes = (ep + topology.gpus_per_node() - 1) / topology.gpus_per_node();
+  m.node_limit = nodes > 1 ? std::min(kNodeLimit, nodes) : 0;
+  m.dispatch_bytes_per_element = kFp8BytesPerElement;
+  m.combine_bytes_per_element = kBf16BytesPerElement;
+  m.tokens_per_gpu = kTokensPerRank;
+  m.balanced = true;
+  m.distinct_samples = 1;
+  m.sample_tokens = 1024;
+  m.seed = 1;
+  const auto sample = workload::sample_moe(m);
+  const auto& layer = sample.layers.front();
+  return {simulate_bandwidth(topology, m.group, *layer.dispatch, nvlink),
+          simulate_bandwidth(topology, m.group, *layer.combine, nvlink)};
+}
+
+}  // namespace
+
+std::vector<ValidationCase> validate_deepep(const ValidationPaths& paths, std::vector<std::string>& assumptions) {
+  const auto table = read_published_csv(paths.data_dir + "/deepep-normal.csv");
+  // DeepEP's numbers were measured on H800 nodes with CX7 400G IB: the DeepSeek-V3 cluster preset.
+  const auto topology = topo::load_topology("h800-dsv3-2048");
+  assumptions.push_back("DeepEP normal kernels simulated on topology h800-dsv3-2048 with the flow network: "
+                        "4096 tokens/rank, hidden 7168, 256 experts, top-8, node limit 4, uniform routing "
+                        "(deepseek-ai/DeepEP docs/legacy.md); SM limits of the kernels are not modelled");
+  std::vector<ValidationCase> out;
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const int ep = static_cast<int>(table.number(r, "ep"));
+    const std::string path = table.text(r, "path");
+    const bool nvlink = path == "nvlink";
+    const auto bw = simulate_deepep(topology, ep, nvlink);
+    for (const bool dispatch : {true, false}) {
+      ValidationCase c;
+      c.name = fmt::format("deepep ep{} {}", ep, path);
+      c.group = "deepep";
+      c.metric = dispatch ? "dispatch bottleneck bandwidth" : "combine bottleneck bandwidth";
+      c.unit = "GB/s";
+      c.predicted = (dispatch ? bw.dispatch_bytes_per_s : bw.combine_bytes_per_s) / 1e9;
+      c.published = table.number(r, dispatch ? "dispatch_gbps" : "combine_gbps");
+      c.rel_error = (c.predicted - c.published) / c.published;
+      c.source = "deepseek-ai/DeepEP docs/legacy.md, normal kernels";
+      c.setup = fmt::format("EP{} over {} ({} per rank)", ep, nvlink ? "NVLink" : "RDMA",
+                            dispatch ? "FP8 dispatch" : "BF16 combine");
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace k3::validate
