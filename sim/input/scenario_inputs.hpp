@@ -1,28 +1,31 @@
 #pragma once
-// Loads what a scenario refers to (model, topology, calibration profile), shared by run, compare and sweep.
+// The one way from a scenario to a step's typed inputs: parse it (with --set overrides), check the
+// cluster against the size limits, load the model, build the topology and read the calibration profile.
+// run, compare, sweep, validate and the benchmarks all come through here.
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "model/cost/calibration_profile.hpp"
+#include "sim/cost/calibration_profile.hpp"
 #include "model/model_spec.hpp"
-#include "sim/plan/scenario.hpp"
+#include "sim/input/scenario.hpp"
 #include "topologies/topology.hpp"
 
-namespace k3::cli {
+namespace k3::input {
 
 struct ScenarioInputs {
-  plan::Scenario scenario;
+  input::Scenario scenario;
   model::ModelSpec model;
   std::shared_ptr<const topo::Topology> topology;
   std::optional<cost::CalibrationProfile> profile;
+  const cost::CalibrationProfile* profile_or_null() const { return profile ? &*profile : nullptr; }
 };
 
 // `profile_flag` (from --profile) wins over the scenario's `profile` key.
 ScenarioInputs load_scenario_inputs(const std::string& path, const std::vector<std::string>& sets,
                                     const std::string& profile_flag);
 // The same for an already parsed scenario.
-ScenarioInputs resolve_scenario(plan::Scenario scenario, const std::string& profile_flag);
+ScenarioInputs resolve_scenario(input::Scenario scenario, const std::string& profile_flag);
 
-}  // namespace k3::cli
+}  // namespace k3::input
