@@ -363,4 +363,9 @@ std::vector<OpBlock> build_ops(const ModelSpec& spec, const MicroBatch& mb) {
   return blocks;
 }
 
+bool has_expert_dispatch(const OpBlock& b) {
+  return std::any_of(b.ops.begin(), b.ops.end(),
+                     [](const Op& op) { return op.kind == OpKind::Communication && op.name == "dispatch"; });
+}
+
 }  // namespace k3::model

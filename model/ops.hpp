@@ -89,6 +89,9 @@ struct OpBlock {
   core::Bytes input_bytes = 0;  // the residual stream entering the block (kept under full recomputation)
 };
 
+// A block with a routed-expert all-to-all (its MoE layer dispatches tokens to experts).
+bool has_expert_dispatch(const OpBlock& b);
+
 struct Dtypes {
   double weight_bytes = 2;      // BF16 weights
   double activation_bytes = 2;  // BF16 activations

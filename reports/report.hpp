@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "reports/charts.hpp"
+#include "reports/charts/charts.hpp"
 #include "reports/table.hpp"
 
 namespace k3::reports {

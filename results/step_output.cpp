@@ -8,6 +8,18 @@
 
 namespace k3::results {
 
+namespace {
+
+nlohmann::json layer_pass_json(const train::LayerPassResult& p) {
+  return {{"compute_s", p.compute_total_s()},
+          {"compute_by_category_s", p.compute_s},
+          {"exposed_communication_s", p.exposed_total_s()},
+          {"exposed_by_collective_s", p.exposed_s},
+          {"bytes_by_link_class", p.bytes}};
+}
+
+}  // namespace
+
 nlohmann::json step_to_json(const train::StepResult& r) {
   nlohmann::json j;
   j["scenario"] = r.scenario;
@@ -42,6 +54,15 @@ nlohmann::json step_to_json(const train::StepResult& r) {
   }
   j["assumptions"] = r.assumptions;
   j["simulated_events"] = r.simulated_events;
+  const auto& L = r.layout;
+  j["layout"] = {{"tp", L.tp}, {"pp", L.pp}, {"vpp", L.vpp}, {"ep", L.ep}, {"cp", L.cp}, {"dp", L.dp},
+                 {"expert_dp", L.expert_dp}, {"zero_stage", L.zero_stage}, {"schedule", L.schedule},
+                 {"micro_batch_seqs", L.micro_batch_seqs}, {"seq_len", L.seq_len}};
+  auto& layers = j["layers"] = nlohmann::json::array();
+  for (const auto& k : r.layers) {
+    layers.push_back({{"kind", k.kind}, {"count", k.count}, {"forward", layer_pass_json(k.forward)},
+                      {"backward", layer_pass_json(k.backward)}});
+  }
   return j;
 }
 
@@ -60,7 +81,11 @@ std::string step_to_text(const train::StepResult& r) {
   out += "\n";
   out += fmt::format("  GPU-hours per 1e12 tokens {:>7.4g} GPU-h", r.gpu_hours_per_trillion_tokens);
   if (r.cost_per_trillion_tokens > 0) out += fmt::format(" (USD {:.4g})", r.cost_per_trillion_tokens);
-  out += fmt::format("\n  micro-batches per pipeline {}\n\n", r.microbatches);
+  out += fmt::format("\n  micro-batches per pipeline {}\n", r.microbatches);
+  const auto& L = r.layout;
+  out += fmt::format("  layout               TP {} x PP {}{} x DP {} (CP {}), EP {} x expert DP {}, ZeRO-{}, {} schedule\n\n",
+                     L.tp, L.pp, L.vpp > 1 ? fmt::format(" (vpp {})", L.vpp) : std::string(), L.dp, L.cp, L.ep,
+                     L.expert_dp, L.zero_stage, L.schedule);
   out += "  time breakdown on the critical pipeline rank\n";
   for (const auto& s : r.breakdown) {
     out += fmt::format("    {:<44} {:>10.3f} s {:>6.1f} %\n", s.name, s.seconds, 100 * s.seconds / r.step_time_s);
@@ -70,6 +95,21 @@ std::string step_to_text(const train::StepResult& r) {
   for (const auto& s : r.memory) out += fmt::format("    {:<44} {:>12}\n", s.name, core::format_bytes(s.bytes));
   out += fmt::format("    {:<44} {:>12}  {}\n", "total", core::format_bytes(used),
                      r.fits_in_memory ? "fits" : "DOES NOT FIT: exceeds HBM");
+  if (!r.layers.empty()) {
+    out += "\n  per decoder layer, one micro-batch (simulated alone on the step's network and group)\n";
+    out += fmt::format("    {:<14} {:>6} {:>13} {:>13} {:>13} {:>13} {:>12}\n", "layer kind", "layers", "fwd compute",
+                       "fwd exposed", "bwd compute", "bwd exposed", "fwd+bwd NIC");
+    for (const auto& k : r.layers) {
+      const auto nic = [](const train::LayerPassResult& p) {
+        const auto it = p.bytes.find("nic");
+        return it == p.bytes.end() ? 0.0 : it->second;
+      };
+      out += fmt::format("    {:<14} {:>6} {:>10.3f} ms {:>10.3f} ms {:>10.3f} ms {:>10.3f} ms {:>12}\n", k.kind,
+                         k.count, 1e3 * k.forward.compute_total_s(), 1e3 * k.forward.exposed_total_s(),
+                         1e3 * k.backward.compute_total_s(), 1e3 * k.backward.exposed_total_s(),
+                         core::format_bytes(nic(k.forward) + nic(k.backward)));
+    }
+  }
   out += "\n  link classes (whole cluster, one step)\n";
   for (const auto& c : r.links) {
     out += fmt::format("    {:<12} {:>12} moved, mean utilisation {:>5.1f} %\n", c.link_class,

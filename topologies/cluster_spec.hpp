@@ -1,6 +1,6 @@
 #pragma once
 // A cluster described by a few numbers: a node type repeated `nodes` times and a scale-out fabric built
-// from switches of one radix. topologies/spec_yaml.cpp reads it from YAML; build_cluster() expands it.
+// from switches of one radix. topologies/load.cpp reads it from YAML; build_cluster() expands it.
 #include <string>
 #include <vector>
 

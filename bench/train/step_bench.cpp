@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "model/model_spec.hpp"
-#include "sim/input/scenario.hpp"
+#include "sim/input/scenario_inputs.hpp"
 #include "sim/train/step_simulator.hpp"
 #include "topologies/topology.hpp"
 
@@ -22,21 +22,17 @@ const std::string kScenario = std::string(K3SIM_SOURCE_DIR) + "/scenarios/k3-h20
 // times `batch_scale` (more or fewer micro-batches per pipeline at the same GPU count).
 void run_step(benchmark::State& state, const std::string& network, int nodes, double batch_scale) {
   const auto seqs = static_cast<long long>(7.5 * nodes * 8 * batch_scale);
-  const std::vector<input::Override> sets = {{"network", network},
-                                            {"cluster.nodes", std::to_string(nodes)},
-                                            {"batch.global_batch_seqs", std::to_string(seqs)}};
-  const auto sc = input::load_scenario(kScenario, sets);
-  const auto spec = model::load_model(sc.model);
+  std::vector<std::string> sets = {"network=" + network, "cluster.nodes=" + std::to_string(nodes),
+                                   "batch.global_batch_seqs=" + std::to_string(seqs)};
   // The h200-rail preset's 64-port switches reach 2,048 GPUs in two tiers; larger clusters get 256 ports.
-  std::vector<std::string> topo_sets = {"nodes=" + std::to_string(nodes)};
-  if (nodes > 256) topo_sets.push_back("fabric.radix=256");
-  const auto topology = topo::load_topology(sc.topology, topo_sets);
+  if (nodes > 256) sets.push_back("cluster.radix=256");
+  const auto in = input::load_scenario_inputs(kScenario, sets, "");
   train::StepOptions opt;
   opt.trace = false;
   opt.threads = 1;
   double step_s = 0, microbatches = 0;
   for (auto _ : state) {
-    const auto r = train::simulate_step(sc, spec, topology, nullptr, opt);
+    const auto r = train::simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
     step_s = r.step_time_s;
     microbatches = static_cast<double>(r.microbatches);
   }

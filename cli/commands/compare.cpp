@@ -43,7 +43,7 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const std::string& prof
   train::StepOptions opt;
   opt.trace = false;
   opt.version = std::string(core::version_string());
-  const auto r = train::simulate_step(in.scenario, in.model, *in.topology, in.profile ? &*in.profile : nullptr, opt);
+  const auto r = train::simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
   nlohmann::json e;
   e["name"] = v.name;
   e["source"] = v.scenario.source;

@@ -13,7 +13,7 @@
 #include "core/error.hpp"
 #include "core/registry.hpp"
 #include "model/model_spec.hpp"
-#include "sim/net/collective_spec.hpp"
+#include "sim/net/collectives/collective_spec.hpp"
 #include "sim/net/network_registry.hpp"
 #include "sim/parallel/schedule_registry.hpp"
 #include "topologies/load.hpp"

@@ -65,7 +65,7 @@ int sweep(const SweepOptions& o) {
     opt.version = version;
     opt.threads = 1;    // the points themselves run on --jobs threads
     return results::step_to_json(
-        train::simulate_step(in.scenario, in.model, *in.topology, in.profile ? &*in.profile : nullptr, opt));
+        train::simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt));
   };
 
   const bool terminal = ::isatty(STDERR_FILENO) != 0;

@@ -1,9 +1,9 @@
 #pragma once
 // The collectives the NCCL sweep measures, named as nccl-tests names its programs; their busbw factors
-// are sim/net/bus_bandwidth.hpp's, the same that the simulated `k3sim collective` table uses.
+// are sim/net/collectives/bus_bandwidth.hpp's, the same that the simulated `k3sim collective` table uses.
 #include <string_view>
 
-#include "sim/net/bus_bandwidth.hpp"
+#include "sim/net/collectives/bus_bandwidth.hpp"
 
 namespace k3::kernels {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The load-balancing results of `k3sim balance` as JSON and as report sections, from one struct
-// (routing::BalanceRun), so --json and --report cannot disagree.
+// (balancing::BalanceRun), so --json and --report cannot disagree.
 //
 // JSON layout (numbers in the units their names say; MaxVio is a ratio):
 //   {"runs": [{"model", "balancer", "bins", "tokens_per_step", "noise_floor", "steps_to_floor" (null when

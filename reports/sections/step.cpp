@@ -187,7 +187,7 @@ std::vector<Card> step_cards(const nlohmann::json& step, const std::string& k) {
                      fmt::format("{} GPU-hours", display_number(num(step, "gpu_hours_per_trillion_tokens")))});
   } else {
     cards.push_back({"GPU-hours per 1e12 tokens", num(step, "gpu_hours_per_trillion_tokens"), "GPU-h",
-                     k + "/gpu_hours_per_trillion_tokens", "no price given (scenario cost.price_per_gpu_hour)"});
+                     k + "/gpu_hours_per_trillion_tokens", "no price given (scenario key price_per_gpu_hour)"});
   }
   return cards;
 }

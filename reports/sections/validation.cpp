@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "reports/charts.hpp"
+#include "reports/charts/charts.hpp"
 #include "reports/sections/step.hpp"
 #include "reports/table.hpp"
 

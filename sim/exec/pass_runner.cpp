@@ -1,7 +1,7 @@
 #include "sim/exec/pass_runner.hpp"
 
 #include "core/error.hpp"
-#include "sim/net/collective_engine.hpp"
+#include "sim/net/collectives/collective_engine.hpp"
 
 namespace k3::exec {
 

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <vector>
 
-#include "sim/net/collective_spec.hpp"
+#include "sim/net/collectives/collective_spec.hpp"
 #include "sim/net/network_factory.hpp"
 #include "sim/exec/pass_executor.hpp"
 #include "topologies/topology.hpp"

@@ -153,9 +153,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   s.model = resolve_relative(doc.at("model").as_string(), source_name);
 
   const auto cluster = doc.at("cluster");
-  cluster.allow_only({"topology", "nodes"});
+  cluster.allow_only({"topology", "nodes", "radix"});
   s.topology = resolve_relative(cluster.at("topology").as_string(), source_name);
   if (auto n = cluster.find("nodes")) s.nodes = n->as_positive_int();
+  if (auto r = cluster.find("radix")) s.radix = r->as_positive_int();
 
   if (auto p = doc.find("parallel")) read_parallel(*p, s.parallel);
   read_batch(doc.at("batch"), s.batch);

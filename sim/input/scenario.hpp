@@ -1,7 +1,7 @@
 #pragma once
 // A scenario: everything one `k3sim run` needs, as read from a YAML file (documented key by key in
-// scenarios/README.md). Loading checks syntax, types and ranges; resolving the model preset and the
-// topology, and checking the layout against them, is the parallel plan's job.
+// scenarios/README.md). Loading checks syntax, types and ranges; the model preset and the topology are
+// resolved once (scenario_inputs.hpp), and the step checks the layout against them (sim/train).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +18,7 @@ struct Scenario : train::StepSpec {
   std::string model;           // preset name, model YAML or config.json path (relative paths resolved)
   std::string topology;        // topology preset name or file
   std::optional<std::int64_t> nodes;  // override of the topology's node count
+  std::optional<std::int64_t> radix;  // override of the topology's switch radix (fabric.radix)
   std::string profile;         // calibration profile JSON; empty: the shipped default
 };
 

@@ -11,6 +11,7 @@ ScenarioInputs resolve_scenario(input::Scenario scenario, const std::string& pro
   in.model = model::load_model(scenario.model);
   std::vector<std::string> overrides;
   if (scenario.nodes) overrides.push_back("nodes=" + std::to_string(*scenario.nodes));
+  if (scenario.radix) overrides.push_back("fabric.radix=" + std::to_string(*scenario.radix));
   // Refuse a cluster too large to simulate before building its topology (that alone takes gigabytes).
   const auto cluster = topo::load_cluster_spec(scenario.topology, overrides);
   input::check_size_limits(scenario, static_cast<std::int64_t>(cluster.nodes) * cluster.node.gpus);

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "sim/net/collective_engine.hpp"
+#include "sim/net/collectives/collective_engine.hpp"
 
 namespace k3::net {
 

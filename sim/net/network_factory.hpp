@@ -28,7 +28,7 @@ std::unique_ptr<NetworkModel> make_network(const NetworkModelEntry& model, engin
 
 }  // namespace k3::net
 
-#include "sim/net/collective_spec.hpp"
+#include "sim/net/collectives/collective_spec.hpp"
 
 namespace k3::net {
 

@@ -148,6 +148,8 @@ StepResult account_step(const AccountingInputs& in) {
   r.gpus = static_cast<std::int64_t>(in.topology.gpu_count());
   r.seed = sc.seed;
   r.microbatches = in.microbatches;
+  r.layout = {L.tp, L.pp, L.vpp, L.ep, L.cp, L.dp, parallel::expert_dp(L), L.zero_stage,
+              std::string(L.schedule->name), sc.batch.micro_batch_seqs, sc.batch.seq_len};
   r.network_model = std::string(sc.network->name);
   r.scenario_yaml = sc.yaml_text;
   r.version = in.options.version;

@@ -43,6 +43,41 @@ struct TraceSpan {
   double end_s = 0;
 };
 
+// One pass of one decoder layer, for one micro-batch: the layer simulated alone on the step's network, on
+// the GPUs of the simulated group (EP or TP group) with the step's expert load for that layer.
+struct LayerPassResult {
+  std::map<std::string, double> compute_s;  // seconds on the GPU that finished last, by op category
+  std::map<std::string, double> exposed_s;  // seconds of the pass not covered by compute, by collective
+  std::map<std::string, double> bytes;      // by link class (nvlink, nic, ...), all GPUs of the group
+  double compute_total_s() const {
+    double s = 0;
+    for (const auto& [name, v] : compute_s) s += v;
+    return s;
+  }
+  double exposed_total_s() const {
+    double s = 0;
+    for (const auto& [name, v] : exposed_s) s += v;
+    return s;
+  }
+};
+
+// What one kind of decoder layer costs ("KDA+MoE", "MLA+dense", ...): the per-layer view that the stage
+// passes of the pipeline add up.
+struct LayerKindResult {
+  std::string kind;
+  int count = 0;  // decoder layers of this kind in the model
+  LayerPassResult forward;
+  LayerPassResult backward;  // input and weight gradients, with recomputation when the step recomputes
+};
+
+// The parallel layout the step ran, with what was derived from the scenario (DP, expert DP).
+struct LayoutResult {
+  int tp = 1, pp = 1, vpp = 1, ep = 1, cp = 1, dp = 1, expert_dp = 1, zero_stage = 1;
+  std::string schedule;
+  std::int64_t micro_batch_seqs = 1;
+  std::int64_t seq_len = 0;
+};
+
 struct StepResult {
   std::string scenario;
   std::string model;
@@ -72,6 +107,8 @@ struct StepResult {
   double cost_per_trillion_tokens = 0;   // USD; 0 when no price was given
   double gpu_hours_per_trillion_tokens = 0;
   double simulated_events = 0;
+  LayoutResult layout;
+  std::vector<LayerKindResult> layers;  // in model order of first appearance
 };
 
 }  // namespace k3::train

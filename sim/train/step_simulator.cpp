@@ -10,6 +10,7 @@
 #include "model/totals.hpp"
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
+#include "sim/train/layer_results.hpp"
 #include "sim/train/layout_checks.hpp"
 #include "sim/workload/moe_sampling.hpp"
 #include "sim/workload/pass_builder.hpp"
@@ -30,10 +31,6 @@ using core::SimTime;
 // FP8 dispatch carries one fp32 scale per 128 elements (DeepSeek-V3, arXiv:2412.19437 section 3.3).
 double element_bytes(workload::ElementType t) { return t == workload::ElementType::fp8 ? 1.0 + 4.0 / 128 : 2.0; }
 
-bool has_dispatch(const model::OpBlock& b) {
-  return std::any_of(b.ops.begin(), b.ops.end(),
-                     [](const model::Op& op) { return op.kind == model::OpKind::Communication && op.name == "dispatch"; });
-}
 
 class StepRun {
  public:
@@ -70,7 +67,9 @@ class StepRun {
     costs.p2p = [this, &mb](int from, int to) { return p2p(from, to, mb); };
     costs.blocking_p2p = sc_.communication.blocking_pipeline_p2p;
     timeline_ = parallel::execute_pipeline(schedule_, costs);
-    return assemble(mb);
+    auto result = assemble(mb);
+    result.layers = simulate_layer_kinds(blocks_, context(0, false), runner_);
+    return result;
   }
 
  private:
@@ -143,7 +142,7 @@ class StepRun {
     for (const auto& stage : stages_) {
       std::size_t i = 0;
       for (int b : stage.blocks) {
-        if (has_dispatch(blocks_[static_cast<std::size_t>(b)])) moe_layers_[b] = moe_.layers[i++ % moe_.layers.size()];
+        if (model::has_expert_dispatch(blocks_[static_cast<std::size_t>(b)])) moe_layers_[b] = moe_.layers[i++ % moe_.layers.size()];
       }
     }
   }

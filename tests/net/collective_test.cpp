@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "sim/net/collective_engine.hpp"
+#include "sim/net/collectives/collective_engine.hpp"
 #include "sim/net/network_factory.hpp"
 #include "oracle/fabrics.hpp"
 

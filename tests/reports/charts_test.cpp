@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 
-#include "reports/charts.hpp"
+#include "reports/charts/charts.hpp"
 #include "tests/reports/html_scan.hpp"
 #include "core/error.hpp"
 

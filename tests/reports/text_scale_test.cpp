@@ -3,7 +3,7 @@
 
 #include <cstdlib>
 
-#include "reports/scale.hpp"
+#include "reports/charts/scale.hpp"
 #include "reports/text.hpp"
 #include "core/error.hpp"
 

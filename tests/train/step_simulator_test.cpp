@@ -100,3 +100,37 @@ TEST(StepSimulator, LayoutErrorsNameTheKey) {
     EXPECT_EQ(e.where().file, "test.yaml");
   }
 }
+
+TEST(StepSimulator, PerLayerResultsCoverEveryDecoderLayerKind) {
+  const auto r = simulate(dsv3_small());
+  // DeepSeek-V3: 61 decoder layers, the first 3 with a dense FFN, 58 MoE (arXiv:2412.19437 section 4.2).
+  ASSERT_EQ(r.layers.size(), 2u);
+  EXPECT_EQ(r.layers[0].kind, "MLA+dense");
+  EXPECT_EQ(r.layers[0].count, 3);
+  EXPECT_EQ(r.layers[1].kind, "MLA+MoE");
+  EXPECT_EQ(r.layers[1].count, 58);
+  for (const auto& k : r.layers) {
+    EXPECT_GT(k.forward.compute_total_s(), 0) << k.kind;
+    // Backward computes input and weight gradients: about twice the forward's GEMM work.
+    EXPECT_GT(k.backward.compute_total_s(), k.forward.compute_total_s()) << k.kind;
+  }
+  // The dense layer has no TP and no experts: no collective, no bytes. The MoE layer's EP32 group spans 4
+  // nodes, so its dispatch and combine cross NICs.
+  EXPECT_TRUE(r.layers[0].forward.bytes.empty());
+  EXPECT_EQ(r.layers[0].forward.exposed_total_s(), 0);
+  ASSERT_TRUE(r.layers[1].forward.bytes.count("nic"));
+  EXPECT_GT(r.layers[1].forward.bytes.at("nic"), 0);
+  // The layout as run: DP = 16 nodes x 8 GPUs / PP 4 = 32; expert DP = DP / EP = 1.
+  EXPECT_EQ(r.layout.dp, 32);
+  EXPECT_EQ(r.layout.expert_dp, 1);
+  EXPECT_EQ(r.layout.schedule, "dualpipe");
+}
+
+TEST(StepSimulator, PerLayerResultsAreInTheJson) {
+  const auto j = k3::results::step_to_json(simulate(dsv3_small()));
+  ASSERT_TRUE(j.contains("layers"));
+  EXPECT_EQ(j["layers"][1]["kind"], "MLA+MoE");
+  EXPECT_GT(j["layers"][1]["forward"]["bytes_by_link_class"]["nic"].get<double>(), 0);
+  EXPECT_EQ(j["layout"]["ep"], 32);
+  EXPECT_EQ(j["layout"]["pp"], 4);
+}

@@ -1,4 +1,4 @@
-#include "sim/net/collective_spec.hpp"
+#include "sim/net/collectives/collective_spec.hpp"
 
 namespace k3::net {
 

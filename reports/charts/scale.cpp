@@ -1,4 +1,4 @@
-#include "reports/scale.hpp"
+#include "reports/charts/scale.hpp"
 
 #include <algorithm>
 #include <cmath>

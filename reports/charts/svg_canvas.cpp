@@ -1,4 +1,4 @@
-#include "reports/svg_canvas.hpp"
+#include "reports/charts/svg_canvas.hpp"
 
 #include <fmt/format.h>
 

@@ -5,8 +5,8 @@
 #include <array>
 #include <cmath>
 
-#include "reports/charts.hpp"
-#include "reports/svg_canvas.hpp"
+#include "reports/charts/charts.hpp"
+#include "reports/charts/svg_canvas.hpp"
 #include "reports/text.hpp"
 #include "core/error.hpp"
 

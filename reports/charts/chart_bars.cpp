@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "reports/charts.hpp"
-#include "reports/svg_canvas.hpp"
+#include "reports/charts/charts.hpp"
+#include "reports/charts/svg_canvas.hpp"
 #include "reports/text.hpp"
 #include "core/error.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/net/collective_spec.hpp"
+#include "sim/net/collectives/collective_spec.hpp"
 
 namespace k3::net {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/units.hpp"
-#include "sim/net/bus_bandwidth.hpp"
+#include "sim/net/collectives/bus_bandwidth.hpp"
 #include "topologies/topology.hpp"
 
 namespace k3::net {

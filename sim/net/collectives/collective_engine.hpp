@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
-#include "sim/net/collective_plan.hpp"
+#include "sim/net/collectives/collective_plan.hpp"
 #include "sim/net/network_model.hpp"
 
 namespace k3::net {

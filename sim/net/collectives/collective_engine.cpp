@@ -1,4 +1,4 @@
-#include "sim/net/collective_engine.hpp"
+#include "sim/net/collectives/collective_engine.hpp"
 
 #include <algorithm>
 #include <cmath>

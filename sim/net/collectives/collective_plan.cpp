@@ -1,4 +1,4 @@
-#include "sim/net/collective_plan.hpp"
+#include "sim/net/collectives/collective_plan.hpp"
 
 #include <algorithm>
 #include <map>

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "reports/charts.hpp"
-#include "reports/scale.hpp"
+#include "reports/charts/charts.hpp"
+#include "reports/charts/scale.hpp"
 
 namespace k3::reports::detail {
 
