@@ -49,6 +49,22 @@ TEST_F(LayeringOnATree, AnUpwardIncludeFailsNamingFileAndLine) {
   EXPECT_NE(v[0].text().find("core/units.hpp:3:"), std::string::npos);
 }
 
+TEST_F(LayeringOnATree, IndentedIncludesAreReadCommentsAndSystemHeadersAreNot) {
+  // Lines 2 and 4 include sim/ from core/ (floor 1): an indented `#  include` counts; a commented-out
+  // include, a system header and an unterminated quote do not.
+  write("core/a.cpp",
+        "// #include \"sim/engine/simulator.hpp\"\n"
+        "  #  include \"sim/net/maxmin.hpp\"\n"
+        "#include <sim/engine/simulator.hpp>\n"
+        "#include \"sim/exec/pass_runner.hpp\"  // trailing comment\n"
+        "#include \"sim/train/unterminated.hpp\n");
+  const auto v = find_violations(root_);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].line, 2);
+  EXPECT_EQ(v[0].included, "sim/net/maxmin.hpp");
+  EXPECT_EQ(v[1].line, 4);
+}
+
 TEST_F(LayeringOnATree, SiblingsOnOneFloorDoNotIncludeEachOther) {
   // model and topologies are both floor 2.
   write("model/kv_cache.cpp", "#include \"topologies/load.hpp\"\n");
