@@ -90,12 +90,12 @@ struct ListOptions {
 
 int run_list(const ListOptions& o) {
   std::vector<const ListKind*> chosen;
-  std::string names;
   for (const auto& k : kKinds) {
-    names += (names.empty() ? "" : ", ") + std::string(k.name);
     if (o.kind.empty() || o.kind == k.name) chosen.push_back(&k);
   }
-  if (chosen.empty()) throw core::InputError({"k3sim list", "", 0}, "unknown list '" + o.kind + "'", names);
+  if (chosen.empty()) {
+    throw core::InputError({"k3sim list", "", 0}, "unknown list '" + o.kind + "'", core::entry_names(kKinds));
+  }
   nlohmann::json j = nlohmann::json::object();
   for (const auto* k : chosen) {
     const auto entries = k->entries();
@@ -117,9 +117,7 @@ int run_list(const ListOptions& o) {
 
 void attach_list(CLI::App& command, int& exit_status) {
   auto o = std::make_shared<ListOptions>();
-  std::string kinds;
-  for (const auto& k : kKinds) kinds += (kinds.empty() ? "" : ", ") + std::string(k.name);
-  command.add_option("kind", o->kind, "What to list: " + kinds + " (default: all)");
+  command.add_option("kind", o->kind, "What to list: " + core::entry_names(kKinds) + " (default: all)");
   command.add_flag("--json", o->json, "Print {kind: [{name, description}]}");
   command.callback([o, &exit_status] { exit_status = run_list(*o); });
 }
