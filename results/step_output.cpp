@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/quantity.hpp"
+#include "results/band_output.hpp"
 
 namespace k3::results {
 
@@ -53,6 +54,7 @@ nlohmann::json step_to_json(const train::StepResult& r) {
     l.push_back({{"link_class", c.link_class}, {"bytes", c.bytes}, {"mean_utilisation", c.mean_utilisation}});
   }
   j["assumptions"] = r.assumptions;
+  j["provenance"] = provenance_json(r.provenance);
   j["simulated_events"] = r.simulated_events;
   const auto& L = r.layout;
   j["layout"] = {{"tp", L.tp}, {"pp", L.pp}, {"vpp", L.vpp}, {"ep", L.ep}, {"cp", L.cp}, {"dp", L.dp},

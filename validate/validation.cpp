@@ -6,6 +6,7 @@
 
 #include "model/model_spec.hpp"
 #include "sim/input/scenario_inputs.hpp"
+#include "sim/train/step_band.hpp"
 #include "sim/train/step_simulator.hpp"
 #include "validate/validation_csv.hpp"
 #include "topologies/topology.hpp"
@@ -25,6 +26,10 @@ std::vector<ValidationCase> validate_deepseek_v3(const ValidationPaths& paths, s
   opt.trace = false;
   const auto step = train::simulate_step(sc, in.model, *in.topology, in.profile_or_null(), opt);
   for (const auto& a : step.assumptions) assumptions.push_back("DeepSeek-V3: " + a);
+  train::BandOptions band_options;
+  band_options.samples = paths.band_samples;
+  band_options.seed = sc.seed;
+  const auto band = train::simulate_step_band(sc, in.model, *in.topology, in.profile_or_null(), step, band_options);
   ValidationCase c;
   c.name = sc.name;
   c.group = "deepseek-v3";
@@ -33,10 +38,20 @@ std::vector<ValidationCase> validate_deepseek_v3(const ValidationPaths& paths, s
   c.predicted = step.step_time_s;
   c.published = table.number(0, "step_time_s");
   c.rel_error = (c.predicted - c.published) / c.published;
+  if (band.samples > 0) c.set_band(band.step_time_s.p10, band.step_time_s.p50, band.step_time_s.p90);
   c.source = "Insights into DeepSeek-V3 (ISCA'25) Table 4, via shared/validation/deepseek-v3-training.csv";
   c.setup = fmt::format("PP{} DualPipe, EP{}, {} micro-batches per pipeline, {} network", sc.parallel.pp,
                         sc.parallel.ep, step.microbatches, step.network_model);
   return {c};
+}
+
+void ValidationCase::set_band(double lo, double mid, double hi) {
+  has_band = true;
+  p10 = lo;
+  p50 = mid;
+  p90 = hi;
+  p50_rel_error = (p50 - published) / published;
+  in_band = published >= p10 && published <= p90;
 }
 
 ValidationReport run_validation(const ValidationPaths& paths) {
@@ -51,6 +66,10 @@ ValidationReport run_validation(const ValidationPaths& paths) {
   }
   r.megatron_mean_abs_error = rows > 0 ? sum / rows : 0;
   for (auto& c : validate_deepep(paths, r.assumptions)) r.cases.push_back(std::move(c));
+  for (const auto& c : r.cases) {
+    r.cases_with_band += c.has_band ? 1 : 0;
+    r.cases_in_band += c.has_band && c.in_band ? 1 : 0;
+  }
   return r;
 }
 
@@ -66,19 +85,41 @@ nlohmann::json validation_to_json(const ValidationReport& report) {
                      {"rel_error", c.rel_error},
                      {"source", c.source},
                      {"setup", c.setup}});
+    if (c.has_band) {
+      auto& j = cases.back();
+      j["band"] = {{"p10", c.p10}, {"p50", c.p50}, {"p90", c.p90}};
+      j["p50_rel_error"] = c.p50_rel_error;
+      j["in_band"] = c.in_band;
+    }
   }
   return {{"cases", cases},
           {"megatron_mean_abs_error", report.megatron_mean_abs_error},
+          {"coverage", {{"cases_with_band", report.cases_with_band},
+                        {"cases_in_band", report.cases_in_band},
+                        {"fraction", report.cases_with_band > 0
+                                         ? static_cast<double>(report.cases_in_band) / report.cases_with_band
+                                         : 0.0}}},
           {"assumptions", report.assumptions}};
 }
 
 std::string validation_to_text(const ValidationReport& report) {
-  std::string out = fmt::format("{:<28} {:<30} {:>12} {:>12} {:>9}\n", "case", "metric", "predicted", "published",
-                                "error");
+  std::string out = fmt::format("{:<28} {:<30} {:>12} {:>12} {:>9}  {:<27} {:>9} {}\n", "case", "metric", "predicted",
+                                "published", "error", "band P10 .. P90", "P50 error", "in band");
   for (const auto& c : report.cases) {
-    out += fmt::format("{:<28} {:<30} {:>8.3f} {:<3} {:>8.3f} {:<3} {:>+8.1f}%\n", c.name, c.metric, c.predicted,
-                       c.unit == "TFLOP/s" ? "TF" : c.unit, c.published, c.unit == "TFLOP/s" ? "TF" : c.unit,
-                       100 * c.rel_error);
+    const char* unit = c.unit == "TFLOP/s" ? "TF" : c.unit.c_str();
+    out += fmt::format("{:<28} {:<30} {:>8.3f} {:<3} {:>8.3f} {:<3} {:>+8.1f}%", c.name, c.metric, c.predicted, unit,
+                       c.published, unit, 100 * c.rel_error);
+    if (c.has_band) {
+      out += fmt::format("  {:>9.3f} .. {:>9.3f} {:<3} {:>+8.1f}% {}", c.p10, c.p90, unit, 100 * c.p50_rel_error,
+                         c.in_band ? "yes" : "no");
+    }
+    out += "\n";
+  }
+  if (report.cases_with_band > 0) {
+    out += fmt::format("\ncoverage: {} of {} published values inside the P10..P90 band ({:.0f}%; an 80% band "
+                       "should hold about 80% of them)\n",
+                       report.cases_in_band, report.cases_with_band,
+                       100.0 * report.cases_in_band / report.cases_with_band);
   }
   out += fmt::format("\nMegatron-LM SC21 Table 1: mean absolute error {:.1f}% (TF = TFLOP/s per GPU)\n",
                      100 * report.megatron_mean_abs_error);

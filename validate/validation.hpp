@@ -15,6 +15,7 @@ namespace k3::validate {
 struct ValidationPaths {
   std::string data_dir;      // folder holding the published CSVs
   std::string scenario_dir;  // folder holding deepseek-v3-h800-2048.yaml and megatron-sc21-selene.yaml
+  int band_samples = 64;     // samples of each case's uncertainty band (sim/train/step_band.hpp); 0: none
 };
 
 // <source>/../shared/validation and <source>/scenarios of the tree k3sim was built from.
@@ -30,11 +31,19 @@ struct ValidationCase {
   double rel_error = 0;  // (predicted - published) / published
   std::string source;    // where the published figure comes from
   std::string setup;     // what was simulated (layout, schedule, micro-batch)
+  // The prediction's uncertainty band in the case's unit (when band samples were asked for), the error of
+  // its P50 and whether the published value lies inside [P10, P90].
+  bool has_band = false;
+  double p10 = 0, p50 = 0, p90 = 0;
+  double p50_rel_error = 0;
+  bool in_band = false;
+  void set_band(double lo, double mid, double hi);
 };
 
 struct ValidationReport {
   std::vector<ValidationCase> cases;
   double megatron_mean_abs_error = 0;  // mean |rel_error| over the Megatron rows, as a fraction
+  int cases_with_band = 0, cases_in_band = 0;  // coverage: published values inside the P10..P90 band
   std::vector<std::string> assumptions;  // each with its source
 };
 

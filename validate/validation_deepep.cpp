@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "sim/net/network_factory.hpp"
+#include "sim/train/step_band.hpp"
 #include "sim/workload/moe_sampling.hpp"
 #include "validate/validation.hpp"
 #include "validate/validation_csv.hpp"
@@ -48,18 +49,23 @@ double bottleneck_bytes_per_rank(const workload::TrafficMatrix& m, bool nvlink) 
 }
 
 double simulate_bandwidth(const topo::Topology& topology, const std::vector<parallel::GpuIndex>& group, const workload::TrafficMatrix& m,
-                          bool nvlink) {
+                          bool nvlink, const net::LinkEfficiency& efficiency) {
   net::CollectiveSpec s;
   s.op = net::CollectiveOp::alltoall;
   s.algorithm = net::CollectiveAlgorithm::deepep;
   s.ranks.assign(group.begin(), group.end());
   s.byte_matrix = m.bytes;
   s.node_bytes = m.node_bytes;
-  const auto result = net::simulate_collective(topology, s, net::network_model("flow", {}));
+  const auto result = net::simulate_collective(topology, s, net::network_model("flow", {}), efficiency);
   return bottleneck_bytes_per_rank(m, nvlink) / result.time_s;
 }
 
-Bandwidths simulate_deepep(const topo::Topology& topology, int ep, bool nvlink) {
+struct DeepEpRun {
+  Bandwidths nominal;
+  std::vector<Bandwidths> samples;  // one per band sample of the link figures
+};
+
+DeepEpRun simulate_deepep(const topo::Topology& topology, int ep, bool nvlink, int band_samples) {
   workload::MoeSamplingSpec m;
   m.model_name = "deepep-benchmark";
   m.experts = kExperts;
@@ -79,8 +85,18 @@ Bandwidths simulate_deepep(const topo::Topology& topology, int ep, bool nvlink) 
   m.seed = 1;
   const auto sample = workload::sample_moe(m);
   const auto& layer = sample.layers.front();
-  return {simulate_bandwidth(topology, m.group, *layer.dispatch, nvlink),
-          simulate_bandwidth(topology, m.group, *layer.combine, nvlink)};
+  const auto run = [&](const net::LinkEfficiency& e) {
+    return Bandwidths{simulate_bandwidth(topology, m.group, *layer.dispatch, nvlink, e),
+                      simulate_bandwidth(topology, m.group, *layer.combine, nvlink, e)};
+  };
+  // The link figures are the only numbers this collective reads: their provenance ranges make its band.
+  core::Provenance nominal;
+  DeepEpRun out{run(net::register_link_figures(topology, nominal)), {}};
+  for (const auto& overrides : train::band_samples(nominal.entries(), band_samples, m.seed)) {
+    core::Provenance p(overrides);
+    out.samples.push_back(run(net::register_link_figures(topology, p)));
+  }
+  return out;
 }
 
 }  // namespace
@@ -97,7 +113,8 @@ std::vector<ValidationCase> validate_deepep(const ValidationPaths& paths, std::v
     const int ep = static_cast<int>(table.number(r, "ep"));
     const std::string path = table.text(r, "path");
     const bool nvlink = path == "nvlink";
-    const auto bw = simulate_deepep(topology, ep, nvlink);
+    const auto run = simulate_deepep(topology, ep, nvlink, paths.band_samples);
+    const auto& bw = run.nominal;
     for (const bool dispatch : {true, false}) {
       ValidationCase c;
       c.name = fmt::format("deepep ep{} {}", ep, path);
@@ -107,6 +124,12 @@ std::vector<ValidationCase> validate_deepep(const ValidationPaths& paths, std::v
       c.predicted = (dispatch ? bw.dispatch_bytes_per_s : bw.combine_bytes_per_s) / 1e9;
       c.published = table.number(r, dispatch ? "dispatch_gbps" : "combine_gbps");
       c.rel_error = (c.predicted - c.published) / c.published;
+      if (!run.samples.empty()) {
+        std::vector<double> gbps;
+        for (const auto& b : run.samples) gbps.push_back((dispatch ? b.dispatch_bytes_per_s : b.combine_bytes_per_s) / 1e9);
+        const auto q = train::quantiles(gbps);
+        c.set_band(q.p10, q.p50, q.p90);
+      }
       c.source = "deepseek-ai/DeepEP docs/legacy.md, normal kernels";
       c.setup = fmt::format("EP{} over {} ({} per rank)", ep, nvlink ? "NVLink" : "RDMA",
                             dispatch ? "FP8 dispatch" : "BF16 combine");

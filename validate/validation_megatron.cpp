@@ -6,6 +6,7 @@
 #include "model/model_spec.hpp"
 #include "core/error.hpp"
 #include "sim/input/scenario_inputs.hpp"
+#include "sim/train/step_band.hpp"
 #include "sim/train/step_simulator.hpp"
 #include "validate/validation.hpp"
 #include "validate/validation_csv.hpp"
@@ -120,6 +121,13 @@ std::vector<ValidationCase> validate_megatron(const ValidationPaths& paths, std:
     c.predicted = flops / step.step_time_s / static_cast<double>(gpus) / 1e12;
     c.published = table.number(r, "tflops_per_gpu");
     c.rel_error = (c.predicted - c.published) / c.published;
+    train::BandOptions band_options;
+    band_options.samples = paths.band_samples;
+    band_options.seed = in.scenario.seed;
+    const auto band = train::simulate_step_band(in.scenario, in.model, *in.topology, in.profile_or_null(), step,
+                                                band_options);
+    const auto tflops = [&](double step_s) { return flops / step_s / static_cast<double>(gpus) / 1e12; };
+    if (band.samples > 0) c.set_band(tflops(band.step_time_s.p90), tflops(band.step_time_s.p50), tflops(band.step_time_s.p10));
     c.source = "Narayanan et al., SC21, Table 1";
     c.setup = fmt::format("TP{} PP{}{} DP{}, micro-batch {}, {} micro-batches, {} DDP, step {:.3f} s", tp, pp,
                           interleaved ? fmt::format(" interleaved x{}", vpp) : std::string(" 1F1B"),

@@ -12,7 +12,9 @@
 #include "core/version.hpp"
 #include "reports/sections/step.hpp"
 #include "core/error.hpp"
+#include "results/band_output.hpp"
 #include "results/step_output.hpp"
+#include "sim/train/step_band.hpp"
 #include "sim/train/step_simulator.hpp"
 
 namespace k3::cli {
@@ -28,6 +30,8 @@ struct RunOptions {
   std::string profile;
   std::string report;
   int jobs = 0;
+  int samples = 64;
+  bool profile_any_device = false;
   std::string command;  // the command line as run, for the report
 };
 
@@ -38,7 +42,7 @@ void write_json_file(const std::string& path, const nlohmann::json& j, const cha
 }
 
 int run(const RunOptions& o) {
-  const auto inputs = input::load_scenario_inputs(o.scenario, o.sets, o.profile);
+  const auto inputs = input::load_scenario_inputs(o.scenario, o.sets, o.profile, o.profile_any_device);
   train::StepOptions opt;
   opt.threads = o.jobs;
   opt.trace = !o.trace.empty() || !o.report.empty();  // the report draws the timeline
@@ -47,12 +51,19 @@ int run(const RunOptions& o) {
   const auto result = train::simulate_step(inputs.scenario, inputs.model, *inputs.topology,
                                           inputs.profile ? &*inputs.profile : nullptr, opt);
   if (!o.trace.empty()) write_json_file(o.trace, results::step_trace(result), "--trace");
-  const nlohmann::json json = results::step_to_json(result);
+  train::BandOptions band_options;
+  band_options.samples = o.samples;
+  band_options.seed = inputs.scenario.seed;
+  band_options.threads = o.jobs;
+  const auto band = train::simulate_step_band(inputs.scenario, inputs.model, *inputs.topology,
+                                              inputs.profile_or_null(), result, band_options);
+  nlohmann::json json = results::step_to_json(result);
+  results::add_band(json, band);
   if (!o.report.empty()) reports::write_step_report(o.report, result, json, o.command);
   if (o.json) {
     fmt::print("{}\n", json.dump(2));
   } else {
-    fmt::print("{}", results::step_to_text(result));
+    fmt::print("{}{}", results::step_to_text(result), results::band_to_text(band));
   }
   return 0;
 }
@@ -68,9 +79,13 @@ void attach_run(CLI::App& command, int& exit_status) {
   sub->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace of the pipeline timeline to this file");
   sub->add_option("--trace-ranks", o->trace_ranks, "Pipeline ranks kept in the trace")->check(CLI::PositiveNumber);
   sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate` (replaces the defaults)");
+  sub->add_flag("--profile-any-device", o->profile_any_device,
+                "Use a profile measured on another device type (or the CPU backend) anyway");
   sub->add_option("--report", o->report, "Write a self-contained HTML report (charts, timeline, assumptions) to this file");
   sub->add_option("-j,--jobs", o->jobs, "Threads for the independent pass simulations (default 0: one per hardware "
                   "thread; the result does not depend on it)")->check(CLI::NonNegativeNumber);
+  sub->add_option("--samples", o->samples, "Samples of the uncertainty band over the provenance ranges (default 64; "
+                  "0: no band and no sensitivity ranking)")->check(CLI::NonNegativeNumber);
   sub->callback([o, &exit_status] {
     o->command = "k3sim run " + o->scenario;
     for (const auto& s : o->sets) o->command += " --set " + s;

@@ -18,12 +18,14 @@ struct ValidateOptions {
   std::string scenario_dir;
   bool json = false;
   std::string report;
+  int samples = 64;
 };
 
 int validate(const ValidateOptions& o) {
   auto paths = validate::default_validation_paths();
   if (!o.data_dir.empty()) paths.data_dir = o.data_dir;
   if (!o.scenario_dir.empty()) paths.scenario_dir = o.scenario_dir;
+  paths.band_samples = o.samples;
   const auto report = validate::run_validation(paths);
   const auto json = validate::validation_to_json(report);
   if (!o.report.empty()) {
@@ -50,6 +52,8 @@ void attach_validate(CLI::App& command, int& exit_status) {
   sub->add_option("--data", o->data_dir, "Folder of the published CSVs (default: <source>/../shared/validation)");
   sub->add_option("--scenarios", o->scenario_dir, "Folder of the validation scenarios (default: <source>/scenarios)");
   sub->add_flag("--json", o->json, "Print the cases as JSON");
+  sub->add_option("--samples", o->samples, "Samples of each case's uncertainty band (default 64; 0: no bands)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--report", o->report, "Write a self-contained HTML report to this file");
   sub->callback([o, &exit_status] { exit_status = validate(*o); });
 }

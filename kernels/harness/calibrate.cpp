@@ -59,7 +59,7 @@ cost::CalibrationProfile build_profile(const cost::DeviceIdentity& device, const
   // Curves: per class, the median efficiency at each distinct work size.
   std::map<std::string, std::vector<const OpRun*>> by_class;
   for (const auto& r : runs) {
-    if (r.op != "gemm_peak") by_class[r.op_class].push_back(&r);
+    if (r.op != "gemm_peak" && cost::production_kernel_class(r.op_class)) by_class[r.op_class].push_back(&r);
   }
   json measurements = json::array();
   for (const auto& r : runs) measurements.push_back(to_json(r));

@@ -195,6 +195,7 @@ std::vector<Card> step_cards(const nlohmann::json& step, const std::string& k) {
 void add_step_section(Report& report, const nlohmann::json& step, std::span<const train::TraceSpan> trace,
                       const std::string& key_prefix) {
   add_breakdown(report, step, key_prefix);
+  add_uncertainty_section(report, step, key_prefix);
   if (!trace.empty()) {
     Section& s = report.add_section("timeline", "Pipeline timeline");
     s.paragraph("One step on representative pipeline ranks: forward (F), backward (B) and weight-gradient (W) "

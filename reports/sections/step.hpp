@@ -27,9 +27,14 @@ inline constexpr std::size_t kMaxGanttMarksPerTrack = 600;
 // the command's --json output ("" when the step is the whole output).
 std::vector<Card> step_cards(const nlohmann::json& step, const std::string& key_prefix = "");
 
-// Sections "breakdown", "timeline" (when `trace` is not empty), "memory" and "links" for one step.
+// Sections "breakdown", "uncertainty" (when the step has a band), "timeline" (when `trace` is not empty),
+// "memory" and "links" for one step.
 void add_step_section(Report& report, const nlohmann::json& step, std::span<const train::TraceSpan> trace = {},
                       const std::string& key_prefix = "");
+
+// Section "uncertainty" (when `step` has a "band"): P10/P50/P90 table and the tornado chart of the
+// sensitivity ranking (step_uncertainty.cpp).
+void add_uncertainty_section(Report& report, const nlohmann::json& step, const std::string& key_prefix = "");
 
 // Section "comparison": one table row per variant (keyed when key_prefixes is given: key_prefixes[i] is
 // where steps[i] sits in the command's --json output), step time stacked by category per variant, memory

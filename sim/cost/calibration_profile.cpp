@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 
@@ -244,6 +245,26 @@ void CalibrationProfile::set_curve(const std::string& op_class, EfficiencyCurve 
     K3SIM_ASSERT(c.points[i].work > c.points[i - 1].work, "curve points must have increasing work");
   }
   curves_[op_class] = std::move(c);
+}
+
+bool production_kernel_class(std::string_view op_class) { return op_class != "attention" && op_class != "kda"; }
+
+void check_profile_device(const CalibrationProfile& profile, const std::string& gpu_type, const std::string& path) {
+  const std::string family = gpu_type.substr(0, gpu_type.find('-'));
+  const std::string& name = profile.device().name;
+  bool match = false;
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  for (auto at = name.find(family); !family.empty() && at != std::string::npos; at = name.find(family, at + 1)) {
+    const bool starts = at == 0 || !word(name[at - 1]);
+    const bool ends = at + family.size() == name.size() || !word(name[at + family.size()]);
+    match = match || (starts && ends);
+  }
+  if (profile.measured_on_gpu() && match) return;
+  throw core::InputError({path, "device.name", 0},
+                         "profile measured on '" + name + "' (" + profile.device().backend +
+                             " backend) cannot price a run on " + gpu_type,
+                         "a profile measured by the cuda backend on an " + family +
+                             " GPU, or --profile-any-device to use this one anyway");
 }
 
 }  // namespace k3::cost

@@ -104,4 +104,16 @@ class CalibrationProfile {
 
 std::string_view to_string(WorkUnit u);
 
+// Whether a profile's curve for `op_class` measures the algorithm production training uses. The harness's
+// attention kernel has no tiling or online softmax and its KDA kernel is the sequential recurrent scan
+// credited with chunked FLOPs: 10-35x slower than FlashAttention and the chunked delta rule, so "attention"
+// and "kda" are left out of profiles (the raw timings stay in measurements()) and ignored when present.
+bool production_kernel_class(std::string_view op_class);
+
+// Whether `profile` was measured on a GPU of the type called `gpu_type` (a catalogue name such as
+// "H200-SXM"): a CUDA profile whose device name holds the type's family ("H200") as a word. A CPU profile
+// tests the calibration path and never matches. core::InputError naming the profile file, both devices
+// and the override flag otherwise.
+void check_profile_device(const CalibrationProfile& profile, const std::string& gpu_type, const std::string& path);
+
 }  // namespace k3::cost

@@ -10,66 +10,30 @@
 
 namespace k3::cost {
 
-namespace {
-
-constexpr const char* kMamf =
-    "stas00/ml-engineering, compute/accelerator/README.md, 'Maximum Achievable Matmul FLOPS comparison table'";
-
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
-}  // namespace
-
-DefaultEfficiencies default_efficiencies(const std::string& gpu, Bf16GemmKernels bf16_kernels) {
-  DefaultEfficiencies d;
-  d.attention_fwd = {0.60, "FlashAttention-2 (arXiv:2307.08691): forward reaches 50-73% of peak on A100; 60% taken"};
-  d.attention_bwd = {0.50, "FlashAttention-2 (arXiv:2307.08691): backward utilisation below forward; 5/6 of the "
-                           "forward figure assumed"};
-  d.kda_scan = {0.35, "assumption: chunkwise delta-rule kernels are bound by small per-chunk matmuls and the "
-                      "inter-chunk recurrence; no published utilisation, replace with `k3sim calibrate`"};
-  d.hbm = {0.90, "sustained device-to-device copies reach about 90% of datasheet HBM bandwidth (e.g. H100 SXM "
-                 "3.0 of 3.35 TB/s); replace with `k3sim calibrate` (probe hbm_copy)"};
-  d.min_kernel_s = 3e-6;
-  d.min_kernel_source = "assumption: a kernel launched in a training step occupies the GPU at least 3 us "
-                        "(launch latency and tail); replace with `k3sim calibrate`";
-  if (bf16_kernels == Bf16GemmKernels::cuda11 && !starts_with(gpu, "A100")) {
-    throw core::InputError({"", "bf16_gemm_kernels", 0}, "no CUDA 11 GEMM measurement for " + gpu,
-                           "cuda12 (or cuda11 on A100)");
-  }
-  if (starts_with(gpu, "A100")) {
-    d.gemm_bf16 = {267.9 / 312.0, std::string(kMamf) + ": A100 SXM 267.9 of 312 TFLOP/s BF16 (CUDA 12.1)"};
-    if (bf16_kernels == Bf16GemmKernels::cuda11) {
-      d.gemm_bf16 = {230.0 / 312.0,
-                     "mli/transformers-benchmarks README, micro-benchmark summary: A100 80GB square FP16 matmul "
-                     "230 of 312 TFLOP/s (micro_bench.ipynb, n up to 8192, PyTorch on CUDA 11)"};
-    }
-    d.gemm_fp8 = {0.0, "A100 has no FP8 tensor cores"};
-    d.tile_m = 128;
-    d.tile_n = 128;
-  } else if (starts_with(gpu, "H100") || starts_with(gpu, "H800") || starts_with(gpu, "H200") ||
-             starts_with(gpu, "GH200")) {
-    d.gemm_bf16 = {792.1 / 989.0, std::string(kMamf) + ": H100 SXM 792.1 of 989 TFLOP/s BF16 (CUDA 12.1); "
-                                  "H800 and H200 share the GH100 die and clocks"};
-    d.gemm_fp8 = {1550.0 / 1979.0, "deepseek-ai/DeepGEMM README: FP8 GEMMs up to 1550 TFLOP/s on H800 "
-                                   "(2025-04-18), of 1979 TFLOP/s dense peak"};
-    d.fp8_table = true;
-    d.tile_m = 128;
-    d.tile_n = 256;
-  } else {
-    d.gemm_bf16 = {792.1 / 989.0, std::string(kMamf) + ": no measurement for " + gpu +
-                                      "; the H100 SXM fraction (792.1 of 989 TFLOP/s) assumed"};
-    d.gemm_fp8 = {1550.0 / 1979.0, "no FP8 measurement for " + gpu + "; DeepGEMM's H800 fractions of the FP8 "
-                                   "peak assumed (best case 1550 of 1979 TFLOP/s)"};
-    d.fp8_table = true;
-    d.tile_m = 128;
-    d.tile_n = 256;
-  }
-  return d;
-}
-
 OpCostModel::OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision,
-                         KernelChoice kernels)
+                         KernelChoice kernels, core::Provenance& prov)
     : device_(std::move(device)), profile_(profile), precision_(gemm_precision), kernels_(kernels),
-      defaults_(default_efficiencies(device_.name, kernels.bf16)) {
+      defaults_(default_efficiencies(device_.name, kernels.bf16, prov)) {
+  using core::SourceKind;
+  const std::string sheet = device_.name + " datasheet (" + device_.source + ")";
+  device_.bf16_flops_per_s = prov.add_exact("gpu.bf16_peak", device_.bf16_flops_per_s, "FLOP/s",
+                                            SourceKind::datasheet, sheet + ": dense BF16 peak");
+  if (device_.fp8_flops_per_s > 0) {
+    device_.fp8_flops_per_s = prov.add_exact("gpu.fp8_peak", device_.fp8_flops_per_s, "FLOP/s",
+                                             SourceKind::datasheet, sheet + ": dense FP8 peak");
+  }
+  device_.hbm_bytes_per_s = prov.add_exact("gpu.hbm_bandwidth", device_.hbm_bytes_per_s, "B/s",
+                                           SourceKind::datasheet, sheet + ": HBM bandwidth");
+  device_.sms = static_cast<int>(prov.add_exact("gpu.sms", device_.sms, "count", SourceKind::datasheet,
+                                                sheet + ": streaming multiprocessors"));
+  if (profile_ != nullptr) {
+    // The spread of the profile's own timings (p10..p90 of repeated launches are typically within a few
+    // percent); the rates themselves are the profile's medians.
+    profile_scale_ = prov.add("profile.rate_scale", 1.0, 0.95, 1.05, "x", SourceKind::kernel_measurement,
+                              "calibration profile measured on " + profile_->device().name + " (" +
+                                  profile_->device().backend + ", " + profile_->created_utc() +
+                                  "): median rates; +-5% for launch-to-launch spread assumed");
+  }
   if (precision_ == Precision::fp8 && device_.fp8_flops_per_s <= 0) precision_ = Precision::bf16;
   if (defaults_.fp8_table) {
     fp8_dense_ = fp8_curve(deepgemm_dense_rows());
@@ -79,16 +43,22 @@ OpCostModel::OpCostModel(DeviceModel device, const cost::CalibrationProfile* pro
 
 Fp8EfficiencyCurve OpCostModel::fp8_curve(const std::vector<Fp8GemmMeasurement>& rows) const {
   // Each row's fraction of the peak, divided by this model's tile and wave quantization of the measured
-  // shape: what is left is the kernel's rate at that K, to which the op's own quantization is applied.
+  // shape: what is left is the kernel's rate at that K, to which the op's own quantization is applied. That
+  // division can credit the kernel with more than it was ever measured at (the tile model is not the
+  // kernel's), so each point is capped at the fastest measured row of its table.
   std::map<double, std::pair<double, int>> by_k;
+  double fastest = 0;
   for (const auto& r : rows) {
     const double tflops = r.tflops / (kernels_.fp8 == Fp8GemmKernels::cutlass_3_6 ? r.speedup : 1.0);
+    fastest = std::max(fastest, tflops / kH800Fp8PeakTflops);
     auto& [sum, count] = by_k[r.k];
     sum += tflops / kH800Fp8PeakTflops / gemm_shape_efficiency(r.m, r.n, r.groups);
     ++count;
   }
   Fp8EfficiencyCurve curve;
-  for (const auto& [k, v] : by_k) curve.points.push_back({k, v.first / v.second});
+  for (const auto& [k, v] : by_k) {
+    curve.points.push_back({k, defaults_.fp8_rate_scale * std::min(fastest, v.first / v.second)});
+  }
   return curve;
 }
 
@@ -144,14 +114,16 @@ double OpCostModel::gemm_shape_efficiency(double m, double n, int groups) const 
   return tile_eff * wave_eff;
 }
 
-std::optional<double> OpCostModel::profile_fraction(const std::string& op_class, double work) const {
-  if (profile_ == nullptr || !profile_->has(op_class)) return std::nullopt;
-  return profile_->efficiency(op_class, work);
+std::optional<double> OpCostModel::profile_rate(const std::string& op_class, double work) const {
+  if (profile_ == nullptr || !profile_->has(op_class) || !cost::production_kernel_class(op_class)) return std::nullopt;
+  // The profile's own measured peak times its efficiency: what was measured, not a fraction of the
+  // datasheet.
+  return profile_scale_ * profile_->achieved_rate(op_class, work);
 }
 
 core::Seconds OpCostModel::memory_time(core::Bytes bytes) const {
-  const double eff = profile_fraction("elementwise", bytes).value_or(defaults_.hbm.value);
-  return bytes / (device_.hbm_bytes_per_s * eff);
+  const double rate = profile_rate("elementwise", bytes).value_or(device_.hbm_bytes_per_s * defaults_.hbm.value);
+  return bytes / rate;
 }
 
 core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, GemmPart part) const {
@@ -175,16 +147,16 @@ core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, 
       if (fp8) base = defaults_.fp8_table && k > 0 ? fp8_gemm_efficiency(k, grouped) : defaults_.gemm_fp8.value;
       const std::string op_class = std::string(grouped ? "grouped_gemm_" : "gemm_") + (fp8 ? "fp8" : "bf16");
       const double peak = fp8 ? device_.fp8_flops_per_s : device_.bf16_flops_per_s;
-      rate = peak * profile_fraction(op_class, flops).value_or(base * shape_eff);
+      rate = profile_rate(op_class, flops).value_or(peak * base * shape_eff);
       break;
     }
     case OpKind::AttentionCore: {
       const double base = backward ? defaults_.attention_bwd.value : defaults_.attention_fwd.value;
-      rate = device_.bf16_flops_per_s * profile_fraction("attention", flops).value_or(base);
+      rate = device_.bf16_flops_per_s * base;
       break;
     }
     case OpKind::KdaChunkScan:
-      rate = device_.bf16_flops_per_s * profile_fraction("kda", flops).value_or(defaults_.kda_scan.value);
+      rate = device_.bf16_flops_per_s * defaults_.kda_scan.value;
       break;
     default:
       return 0;  // memory-bound kinds are costed by bytes only
@@ -263,24 +235,19 @@ void OpCostModel::add_fp8_quantization(const model::Op& op, OpTime& t) const {
   if (op.wgrad_flops > 0) t.wgrad_quant = kernel(2 * m * n + 2 * m * k);
 }
 
-std::vector<std::string> OpCostModel::assumptions() const {
+std::vector<std::string> OpCostModel::notes() const {
   std::vector<std::string> out;
   const auto& d = defaults_;
-  out.push_back(fmt::format("BF16 GEMM efficiency {:.1f}% of {:.0f} TFLOP/s before shape quantization: {}",
-                            100 * d.gemm_bf16.value, device_.bf16_flops_per_s / 1e12, d.gemm_bf16.source));
   if (device_.fp8_flops_per_s > 0 && d.fp8_table) {
     const bool older = kernels_.fp8 == Fp8GemmKernels::cutlass_3_6;
     out.push_back(fmt::format(
         "FP8 GEMMs (fine-grained scaling) at {} rates by reduction length K, {:.0f}% of {:.0f} TFLOP/s at K = {:.0f} "
-        "to {:.0f}% at K = {:.0f} (dense) before shape quantization: {}{}; the output head and the MoE gating stay "
-        "in BF16 (DeepSeek-V3, arXiv:2412.19437 section 3.3.1)",
+        "to {:.0f}% at K = {:.0f} (dense) before shape quantization, never above the fastest measured row: {}{}; "
+        "the output head and the MoE gating stay in BF16 (DeepSeek-V3, arXiv:2412.19437 section 3.3.1)",
         older ? "CUTLASS 3.6-based (DeepSeek 2024)" : "DeepGEMM", 100 * fp8_dense_.points.front().efficiency,
         device_.fp8_flops_per_s / 1e12, fp8_dense_.points.front().work, 100 * fp8_dense_.points.back().efficiency,
         fp8_dense_.points.back().work, kDeepGemmTableSource,
         older ? " (DeepGEMM's rate divided by its speedup over those kernels)" : ""));
-  } else if (device_.fp8_flops_per_s > 0) {
-    out.push_back(fmt::format("FP8 GEMM efficiency {:.1f}% of {:.0f} TFLOP/s: {}", 100 * d.gemm_fp8.value,
-                              device_.fp8_flops_per_s / 1e12, d.gemm_fp8.source));
   }
   out.push_back(fmt::format("GEMM tiles {}x{} over {} SMs for tile and wave quantization: NVIDIA Matrix "
                             "Multiplication Background User's Guide, sections 3.1-3.2",
@@ -290,17 +257,15 @@ std::vector<std::string> OpCostModel::assumptions() const {
                   "efficiency over the full seq x seq scores, plus 6 passes of 2-byte scores and a 1-byte dropout "
                   "mask through HBM forward, twice that backward");
   }
-  out.push_back(fmt::format("attention forward {:.0f}% / backward {:.0f}% of BF16 peak: {}; {}",
-                            100 * d.attention_fwd.value, 100 * d.attention_bwd.value, d.attention_fwd.source,
-                            d.attention_bwd.source));
-  out.push_back(fmt::format("KDA chunk scan {:.0f}% of BF16 peak: {}", 100 * d.kda_scan.value, d.kda_scan.source));
-  out.push_back(fmt::format("memory-bound ops at {:.0f}% of {:.2f} TB/s HBM: {}", 100 * d.hbm.value,
-                            device_.hbm_bytes_per_s / 1e12, d.hbm.source));
-  out.push_back(fmt::format("minimum kernel time {:.0f} us: {}", d.min_kernel_s * 1e6, d.min_kernel_source));
   if (profile_ != nullptr) {
-    out.push_back(fmt::format("calibration profile from {} ({}) replaces the defaults for the op classes it "
-                              "measured: {}", profile_->device().name, profile_->device().backend,
-                              fmt::join(profile_->op_classes(), ", ")));
+    std::vector<std::string> used, ignored;
+    for (const auto& c : profile_->op_classes()) (cost::production_kernel_class(c) ? used : ignored).push_back(c);
+    out.push_back(fmt::format("calibration profile from {} ({}): its measured rates (efficiency x its own measured "
+                              "peak) replace the defaults for {}{}", profile_->device().name,
+                              profile_->device().backend, fmt::join(used, ", "),
+                              ignored.empty() ? std::string()
+                                              : fmt::format("; not used, measured with kernels that are not the "
+                                                            "production algorithm: {}", fmt::join(ignored, ", "))));
   }
   return out;
 }

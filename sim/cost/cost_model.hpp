@@ -12,6 +12,7 @@
 
 #include "sim/cost/calibration_profile.hpp"
 #include "model/ops.hpp"
+#include "core/provenance.hpp"
 #include "core/units.hpp"
 #include "sim/cost/fp8_gemm_rates.hpp"
 
@@ -23,6 +24,7 @@ struct DeviceModel {
   double fp8_flops_per_s = 0;       // 0 when the GPU has no FP8 tensor cores
   double hbm_bytes_per_s = 0;
   int sms = 0;
+  std::string source;               // where the figures come from
 };
 
 // One default efficiency with where it comes from.
@@ -41,7 +43,8 @@ struct DefaultEfficiencies {
   SourcedFraction kda_scan;         // chunkwise delta-rule kernels / BF16 peak
   SourcedFraction hbm;              // sustained copy bandwidth / datasheet
   int tile_m = 128, tile_n = 128;   // output tile of the typical large-GEMM kernel
-  double min_kernel_s = 3e-6;       // a launched kernel takes at least this long
+  double fp8_rate_scale = 1.0;      // multiplies the measured FP8 table (its uncertainty)
+  double min_kernel_s = 0;          // a launched kernel takes at least this long
   std::string min_kernel_source;
 };
 
@@ -50,8 +53,9 @@ struct DefaultEfficiencies {
 // measurement, available for A100 only (InputError at `bf16_gemm_kernels` otherwise).
 enum class Bf16GemmKernels { cuda12, cuda11 };
 
-DefaultEfficiencies default_efficiencies(const std::string& gpu_name,
-                                         Bf16GemmKernels bf16_kernels = Bf16GemmKernels::cuda12);
+// Registers the defaults for `gpu_name` in `prov` (default_efficiencies.cpp) and returns them as read back.
+DefaultEfficiencies default_efficiencies(const std::string& gpu_name, Bf16GemmKernels bf16_kernels,
+                                         core::Provenance& prov);
 
 enum class Precision { bf16, fp8 };
 
@@ -77,9 +81,10 @@ struct OpTime {
 
 class OpCostModel {
  public:
-  // `profile` may be null (defaults). GEMMs run at `gemm_precision`; attention and scans stay in BF16.
+  // `profile` may be null (defaults). GEMMs run at `gemm_precision`; attention and scans stay in BF16. The
+  // device's peaks, the defaults and the profile's rates are registered in `prov` and read back from it.
   OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision,
-              KernelChoice kernels = {});
+              KernelChoice kernels, core::Provenance& prov);
 
   // Time of `op` on one GPU for its forward, activation-gradient and weight-gradient parts.
   OpTime time(const model::Op& op) const;
@@ -91,8 +96,9 @@ class OpCostModel {
   // The precision the linear layers run at: FP8 only when asked for and the GPU has FP8 tensor cores.
   Precision gemm_precision() const { return precision_; }
   const DefaultEfficiencies& defaults() const { return defaults_; }
-  // Every efficiency used, with its source, for the report's assumptions section.
-  std::vector<std::string> assumptions() const;
+  // What the numbers alone do not say (tiles, the FP8 table's span, unfused attention, the profile), for
+  // the report's assumptions section; the numbers themselves are listed from the provenance registry.
+  std::vector<std::string> notes() const;
   // Fraction of peak a GEMM of this shape reaches under the defaults (tile and wave quantization).
   double gemm_shape_efficiency(double m, double n, int groups = 1) const;
   // Fraction of the FP8 peak of a GEMM reducing over `k` before shape quantization (the measured table;
@@ -107,7 +113,8 @@ class OpCostModel {
   OpTime unfused_attention_time(const model::Op& op) const;
   void add_fp8_quantization(const model::Op& op, OpTime& t) const;
   Fp8EfficiencyCurve fp8_curve(const std::vector<Fp8GemmMeasurement>& rows) const;
-  std::optional<double> profile_fraction(const std::string& op_class, double work) const;
+  // The profile's achieved rate (FLOP/s or B/s) for the class at `work`, when the profile measured it.
+  std::optional<double> profile_rate(const std::string& op_class, double work) const;
 
   DeviceModel device_;
   const cost::CalibrationProfile* profile_;
@@ -115,6 +122,7 @@ class OpCostModel {
   KernelChoice kernels_;
   DefaultEfficiencies defaults_;
   Fp8EfficiencyCurve fp8_dense_, fp8_grouped_;
+  double profile_scale_ = 1.0;  // the profile's rates x this (its measurement spread, from the registry)
 };
 
 }  // namespace k3::cost

@@ -50,7 +50,9 @@ void collect_link_bytes(const net::NetworkModel& network, const topo::Topology& 
 }  // namespace
 
 PassRunner::PassRunner(const topo::Topology& topology, PassRunnerConfig config)
-    : topology_(topology), config_(std::move(config)) {}
+    : topology_(topology), config_(std::move(config)) {
+  if (!config_.solo_memo) config_.solo_memo = std::make_shared<SoloCollectiveMemo>();
+}
 
 net::CollectiveSpec PassRunner::spec_of(const workload::CollectiveCall& call) const {
   net::CollectiveSpec spec;
@@ -100,18 +102,31 @@ bool PassRunner::overlaps_collectives(const workload::PassProgram& program) cons
   return false;
 }
 
-const PassRunner::SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
-  SoloKey key{static_cast<int>(call.kind), call.matrix.get(), call.bytes_per_rank, call.gpus};
-  {
-    const std::lock_guard lock(solo_mutex_);
-    if (auto it = solo_.find(key); it != solo_.end()) return it->second;  // std::map: references stay valid
+const SoloRun* SoloCollectiveMemo::find(const Key& key) const {
+  const std::lock_guard lock(mutex_);
+  const auto it = runs_.find(key);
+  return it == runs_.end() ? nullptr : &it->second;
+}
+
+const SoloRun& SoloCollectiveMemo::insert(Key key, const SoloRun& run) {
+  const std::lock_guard lock(mutex_);
+  return runs_.emplace(std::move(key), run).first->second;
+}
+
+const SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
+  SoloCollectiveMemo::Key key{config_.network, {}, static_cast<int>(call.kind), call.matrix.get(),
+                              call.bytes_per_rank, call.gpus};
+  for (int c = 0; c < topo::kLinkClassCount; ++c) {
+    key.link_figures[static_cast<std::size_t>(c)] = config_.efficiency.by_class[static_cast<std::size_t>(c)];
+    key.link_figures[static_cast<std::size_t>(topo::kLinkClassCount + c)] =
+        config_.efficiency.latency_scale[static_cast<std::size_t>(c)];
   }
+  if (const auto* hit = config_.solo_memo->find(key)) return *hit;
   // Simulated outside the lock; two threads asking for the same collective compute the same value and the
   // first to insert keeps it.
   SoloRun run;
   run.duration = core::SimTime::from_seconds(collective_time(spec_of(call), &run.bytes));
-  const std::lock_guard lock(solo_mutex_);
-  return solo_.emplace(std::move(key), run).first->second;
+  return config_.solo_memo->insert(std::move(key), run);
 }
 
 PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes* link_bytes) const {

@@ -3,6 +3,7 @@
 // use disjoint GPUs and are combined by the pipeline executor), collectives expanded by the network
 // library's CollectiveEngine. Keeps the bytes each link class carried, for utilisation.
 #include <array>
+#include <memory>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -14,12 +15,17 @@
 
 namespace k3::exec {
 
+class SoloCollectiveMemo;
+
 struct PassRunnerConfig {
   const net::NetworkModelEntry* network = &net::default_network_model();  // never null
   net::LinkEfficiency efficiency;
   net::CollectiveAlgorithm alltoall = net::CollectiveAlgorithm::flat;   // or deepep
   net::CollectiveAlgorithm allreduce = net::CollectiveAlgorithm::ring;  // TP and DP reductions
   double compute_slowdown = 1.0;
+  // Collectives already simulated alone, shared by the runs of one uncertainty band (entries are keyed by
+  // the link figures, so runs that move them do not read each other's); null: the runner keeps its own.
+  std::shared_ptr<SoloCollectiveMemo> solo_memo;
 };
 
 struct LinkClassBytes {
@@ -31,6 +37,32 @@ struct LinkClassBytes {
 // alone on an idle network; its duration then depends only on the collective itself and is computed
 // once per distinct collective and reused. Passes that overlap collectives (DualPipe's F&B) are
 // simulated flow by flow.
+// A collective alone on an idle network: its duration and what it moved.
+struct SoloRun {
+  core::SimTime duration;
+  LinkClassBytes bytes;
+};
+
+// Collective -> SoloRun, for one or several runners; thread-safe, and references stay valid (std::map).
+class SoloCollectiveMemo {
+ public:
+  struct Key {
+    const net::NetworkModelEntry* network;
+    std::array<double, 2 * topo::kLinkClassCount> link_figures;  // efficiencies, then latency scales
+    int kind;
+    const workload::TrafficMatrix* matrix;
+    double bytes;
+    std::vector<parallel::GpuIndex> gpus;
+    auto operator<=>(const Key&) const = default;
+  };
+  const SoloRun* find(const Key& key) const;
+  const SoloRun& insert(Key key, const SoloRun& run);  // the first insert of a key wins
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<Key, SoloRun> runs_;
+};
+
 class PassRunner {
  public:
   PassRunner(const topo::Topology& topology, PassRunnerConfig config);
@@ -46,25 +78,11 @@ class PassRunner {
   net::CollectiveSpec spec_of(const workload::CollectiveCall& call) const;
 
  private:
-  struct SoloKey {
-    int kind;
-    const workload::TrafficMatrix* matrix;
-    double bytes;
-    std::vector<parallel::GpuIndex> gpus;
-    auto operator<=>(const SoloKey&) const = default;
-  };
-  struct SoloRun {
-    core::SimTime duration;
-    LinkClassBytes bytes;
-  };
   const SoloRun& solo(const workload::CollectiveCall& call) const;
   bool overlaps_collectives(const workload::PassProgram& program) const;
 
   const topo::Topology& topology_;
-  PassRunnerConfig config_;
-  // Passes are simulated on several threads (see StepOptions::threads); the memo is shared by them.
-  mutable std::mutex solo_mutex_;
-  mutable std::map<SoloKey, SoloRun> solo_;
+  PassRunnerConfig config_;  // solo_memo never null after construction
 };
 
 }  // namespace k3::exec

@@ -6,7 +6,7 @@
 
 namespace k3::input {
 
-ScenarioInputs resolve_scenario(input::Scenario scenario, const std::string& profile_flag) {
+ScenarioInputs resolve_scenario(input::Scenario scenario, const std::string& profile_flag, bool profile_any_device) {
   ScenarioInputs in;
   in.model = model::load_model(scenario.model);
   std::vector<std::string> overrides;
@@ -17,16 +17,19 @@ ScenarioInputs resolve_scenario(input::Scenario scenario, const std::string& pro
   input::check_size_limits(scenario, static_cast<std::int64_t>(cluster.nodes) * cluster.node.gpus);
   in.topology = std::make_shared<const topo::Topology>(topo::build_cluster(cluster));
   const std::string profile = profile_flag.empty() ? scenario.profile : profile_flag;
-  if (!profile.empty()) in.profile = cost::CalibrationProfile::load(profile);
+  if (!profile.empty()) {
+    in.profile = cost::CalibrationProfile::load(profile);
+    if (!profile_any_device) cost::check_profile_device(*in.profile, in.topology->gpu_type().name, profile);
+  }
   in.scenario = std::move(scenario);
   return in;
 }
 
 ScenarioInputs load_scenario_inputs(const std::string& path, const std::vector<std::string>& sets,
-                                    const std::string& profile_flag) {
+                                    const std::string& profile_flag, bool profile_any_device) {
   std::vector<input::Override> overrides;
   for (const auto& s : sets) overrides.push_back(input::parse_override(s));
-  return resolve_scenario(input::load_scenario(path, overrides), profile_flag);
+  return resolve_scenario(input::load_scenario(path, overrides), profile_flag, profile_any_device);
 }
 
 }  // namespace k3::input

@@ -22,10 +22,13 @@ struct ScenarioInputs {
   const cost::CalibrationProfile* profile_or_null() const { return profile ? &*profile : nullptr; }
 };
 
-// `profile_flag` (from --profile) wins over the scenario's `profile` key.
+// `profile_flag` (from --profile) wins over the scenario's `profile` key. A profile must have been measured
+// on the scenario's GPU type (core::InputError naming both devices, exit 2) unless `profile_any_device`
+// (--profile-any-device) says to use it anyway.
 ScenarioInputs load_scenario_inputs(const std::string& path, const std::vector<std::string>& sets,
-                                    const std::string& profile_flag);
+                                    const std::string& profile_flag, bool profile_any_device = false);
 // The same for an already parsed scenario.
-ScenarioInputs resolve_scenario(input::Scenario scenario, const std::string& profile_flag);
+ScenarioInputs resolve_scenario(input::Scenario scenario, const std::string& profile_flag,
+                                bool profile_any_device = false);
 
 }  // namespace k3::input

@@ -14,11 +14,42 @@ void LinkEfficiency::set(topo::LinkClass c, double efficiency) {
   by_class[static_cast<std::size_t>(c)] = efficiency;
 }
 
+LinkEfficiency register_link_figures(const topo::Topology& topology, core::Provenance& prov) {
+  using core::SourceKind;
+  LinkEfficiency e;
+  std::array<const topo::Link*, topo::kLinkClassCount> first{};
+  for (const topo::Link& l : topology.links()) {
+    auto& f = first[static_cast<std::size_t>(l.link_class)];
+    if (f == nullptr) f = &l;
+  }
+  const std::string file = "topology " + topology.name() + " (topologies/README.md)";
+  for (std::size_t c = 0; c < first.size(); ++c) {
+    if (first[c] == nullptr) continue;
+    const std::string cls(topo::to_string(static_cast<topo::LinkClass>(c)));
+    prov.add_exact("link." + cls + ".bandwidth", first[c]->capacity_bytes_per_s, "B/s", SourceKind::datasheet,
+                   file + ": per direction, from the part's datasheet as the topology file cites it");
+    // A transfer that crosses the link reaches less than its signalling rate: NVLink and InfiniBand
+    // protocol overheads leave 80-95% to payload (nccl-tests busbw on DGX H100 NVLink and ib_write_bw on
+    // NDR reach that band); the datasheet rate is the high end.
+    e.by_class[c] = prov.add("link." + cls + ".efficiency", 1.0, 0.80, 1.0, "fraction", SourceKind::assumption,
+                             "share of the " + cls + " bandwidth a transfer's payload gets: the datasheet rate taken; "
+                             "protocol and header overheads put it as low as 0.80 (assumed)");
+    const double latency = first[c]->latency_s;
+    if (latency > 0) {
+      e.latency_scale[c] = prov.add("link." + cls + ".latency", latency, 0.5 * latency, 2 * latency, "s",
+                                    SourceKind::assumption, file + ": per hop as the topology file gives it; half "
+                                    "to twice that assumed") / latency;
+    }
+  }
+  return e;
+}
+
 std::vector<NetLink> make_net_links(const topo::Topology& topology, const LinkEfficiency& efficiency) {
   std::vector<NetLink> links;
   links.reserve(topology.links().size());
   for (const topo::Link& l : topology.links())
-    links.push_back(NetLink{l.capacity_bytes_per_s * efficiency.of(l.link_class), l.latency_s});
+    links.push_back(NetLink{l.capacity_bytes_per_s * efficiency.of(l.link_class),
+                            l.latency_s * efficiency.latency_scale[static_cast<std::size_t>(l.link_class)]});
   return links;
 }
 

@@ -67,7 +67,14 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   const double grad_bytes = sc.precision.gradient_reduce_bytes;
   d.gradient_sync_s =
       group_collectives(zero ? net::CollectiveOp::reducescatter : net::CollectiveOp::allreduce, grad_bytes);
-  const double hidden_by = L.overlap_grad_reduce ? last_pass.seconds() : 0.0;
+  // Bucketed reductions start when the first bucket of gradients is ready and share the links and SMs with
+  // the pass they hide behind, so only part of that pass may hide them.
+  const double overlap =
+      in.prov.add("dp.overlap_fraction", 1.0, 0.5, 1.0, "fraction", core::SourceKind::assumption,
+                  "share of the last backward (first forward) pass that can hide the DP gradient reduction "
+                  "(parameter all-gather): all of it taken (Megatron-LM overlap-grad-reduce / overlap-param-gather); "
+                  "half as the low end for the first bucket's wait and the contention");
+  const double hidden_by = L.overlap_grad_reduce ? overlap * last_pass.seconds() : 0.0;
   d.gradient_exposed_s = std::max(0.0, d.gradient_sync_s - hidden_by);
 
   // Optimizer update of this GPU's shard: memory-bound element-wise work, plus Newton-Schulz for Muon.
@@ -106,7 +113,7 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   }
   if (zero) {
     d.param_gather_s = group_collectives(net::CollectiveOp::allgather, 2.0);
-    d.param_gather_exposed_s = std::max(0.0, d.param_gather_s - first_pass.seconds());
+    d.param_gather_exposed_s = std::max(0.0, d.param_gather_s - overlap * first_pass.seconds());
   }
 
   if (d.gradient_exposed_s > 0) {

@@ -232,7 +232,8 @@ StepResult account_step(const AccountingInputs& in) {
     for (const auto& span : dp.trace) r.trace.push_back(span);
   }
 
-  r.assumptions = in.cost.assumptions();
+  r.assumptions = core::describe(in.prov.entries());
+  for (auto& n : in.cost.notes()) r.assumptions.push_back(std::move(n));
   r.assumptions.push_back("one EP (or TP) group is simulated per pipeline stage: the stage's other groups run the "
                           "same sampled routing and are identical by symmetry");
   if (!in.moe.layers.empty()) {

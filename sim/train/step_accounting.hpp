@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "core/provenance.hpp"
 #include "model/model_spec.hpp"
 #include "model/ops.hpp"
 #include "sim/workload/moe_sampling.hpp"
@@ -46,6 +47,7 @@ struct AccountingInputs {
   const workload::MoeSample& moe;
   double events;
   const StepOptions& options;
+  core::Provenance& prov;  // the numbers the step read; the DP phase registers its own
 };
 
 StepResult account_step(const AccountingInputs& in);

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+
+#include "core/provenance.hpp"
 #include <vector>
 
 namespace k3::train {
@@ -101,7 +103,8 @@ struct StepResult {
   std::vector<TraceSpan> trace;          // pipeline timeline of one step
   int microbatches = 0;                  // per pipeline
   std::string network_model;             // flow or analytical
-  std::vector<std::string> assumptions;  // each with its source
+  std::vector<std::string> assumptions;  // each with its source: the provenance entries, then notes
+  std::vector<core::ProvenanceEntry> provenance;  // every number the step read, with range, kind and source
   std::string scenario_yaml;
   std::string version;
   double cost_per_trillion_tokens = 0;   // USD; 0 when no price was given

@@ -37,8 +37,9 @@ class StepRun {
   StepRun(const StepSpec& sc, const model::ModelSpec& spec, const topo::Topology& topo,
           const cost::CalibrationProfile* profile, const StepOptions& opt)
       : sc_(sc), spec_(spec), topo_(topo), opt_(opt),
+        prov_(sc.assumption_overrides),
         map_(sc.parallel, static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(), sc.source),
-        cost_(make_cost_model(sc, topo, profile)),
+        cost_(make_cost_model(sc, topo, profile, prov_)),
         runner_(topo, runner_config()) {}
 
   StepResult run() {
@@ -68,20 +69,25 @@ class StepRun {
     costs.blocking_p2p = sc_.communication.blocking_pipeline_p2p;
     timeline_ = parallel::execute_pipeline(schedule_, costs);
     auto result = assemble(mb);
-    result.layers = simulate_layer_kinds(blocks_, context(0, false), runner_);
+    if (opt_.per_layer) result.layers = simulate_layer_kinds(blocks_, context(0, false), runner_);
+    if (const auto unused = prov_.unused_overrides(); !unused.empty()) {
+      throw InputError({sc_.source, unused.front(), 0}, "no number of this step is called '" + unused.front() + "'",
+                       "the ids of the step's provenance entries (`k3sim run --json`, key provenance)");
+    }
+    result.provenance = prov_.entries();
     return result;
   }
 
  private:
   static cost::OpCostModel make_cost_model(const StepSpec& sc, const topo::Topology& topo,
-                                     const cost::CalibrationProfile* profile) {
+                                           const cost::CalibrationProfile* profile, core::Provenance& prov) {
     cost::KernelChoice kernels;
     kernels.attention = sc.unfused_attention ? cost::AttentionKernel::unfused : cost::AttentionKernel::flash;
     kernels.fp8 = sc.fp8_gemm_kernels;
     kernels.bf16 = sc.bf16_gemm_cuda11 ? cost::Bf16GemmKernels::cuda11 : cost::Bf16GemmKernels::cuda12;
     try {
       return cost::OpCostModel(device_of(topo.gpu_type()), profile,
-                         sc.precision.gemm == workload::GemmPrecision::fp8 ? cost::Precision::fp8 : cost::Precision::bf16, kernels);
+                         sc.precision.gemm == workload::GemmPrecision::fp8 ? cost::Precision::fp8 : cost::Precision::bf16, kernels, prov);
     } catch (const InputError& e) {
       if (!e.where().file.empty()) throw;
       throw InputError({sc.source, e.where().key, sc.bf16_gemm_kernels_line}, e.problem(), e.allowed());
@@ -89,11 +95,13 @@ class StepRun {
   }
 
   static cost::DeviceModel device_of(const topo::GpuType& g) {
-    return {g.name, g.bf16_flops_per_s, g.fp8_flops_per_s, g.hbm_bytes_per_s, g.sms};
+    return {g.name, g.bf16_flops_per_s, g.fp8_flops_per_s, g.hbm_bytes_per_s, g.sms, g.source};
   }
 
-  exec::PassRunnerConfig runner_config() const {
+  exec::PassRunnerConfig runner_config() {
     exec::PassRunnerConfig c;
+    c.efficiency = net::register_link_figures(topo_, prov_);
+    if (opt_.reuse != nullptr) c.solo_memo = opt_.reuse->collectives;
     c.network = sc_.network;
     c.alltoall = sc_.communication.alltoall == workload::AllToAllAlgorithm::deepep ? net::CollectiveAlgorithm::deepep
                                                                           : net::CollectiveAlgorithm::flat;
@@ -101,7 +109,15 @@ class StepRun {
     if (sc_.communication.comm_sms > 0 && sms > sc_.communication.comm_sms) {
       // Communication kernels keep their SMs for the whole step (DeepSeek-V3: 20 of 132), so compute
       // runs on the rest.
-      c.compute_slowdown = static_cast<double>(sms) / (sms - sc_.communication.comm_sms);
+      // Memory-bound kernels lose less than their share of SMs, so anywhere from half that slowdown to all
+      // of it is plausible.
+      const double proportional = static_cast<double>(sms) / (sms - sc_.communication.comm_sms);
+      c.compute_slowdown = prov_.add("compute.comm_sm_slowdown", proportional, 1 + 0.5 * (proportional - 1),
+                                     proportional, "x", core::SourceKind::assumption,
+                                     fmt::format("compute runs on the {} of {} SMs that communication kernels leave "
+                                                 "(DeepSeek-V3, arXiv:2412.19437 section 3.2.2: 20 of 132), "
+                                                 "slower in proportion; half of that slowdown as the low end",
+                                                 sms - sc_.communication.comm_sms, sms));
     }
     return c;
   }
@@ -116,7 +132,14 @@ class StepRun {
 
   void prepare_moe(const model::MicroBatch& mb) {
     const auto& L = map_.layout();
-    if (sc_.expert_load.kind == workload::ExpertLoadKind::state) state_ = workload::read_balancer_state(sc_.expert_load, spec_);
+    bool shared = false;
+    if (opt_.reuse != nullptr) {
+      const std::lock_guard lock(opt_.reuse->mutex);
+      shared = opt_.reuse->moe.has_value();
+    }
+    if (sc_.expert_load.kind == workload::ExpertLoadKind::state && !shared) {
+      state_ = workload::read_balancer_state(sc_.expert_load, spec_);
+    }
     if (L.ep <= 1 || !spec_.has_moe()) return;
     workload::MoeSamplingSpec m;
     m.model_name = spec_.name;
@@ -136,7 +159,13 @@ class StepRun {
     m.seed = sc_.seed;
     m.state = state_ ? &*state_ : nullptr;
     m.state_at = sc_.expert_load.state_at;
-    moe_ = workload::sample_moe(m);
+    if (opt_.reuse != nullptr) {
+      const std::lock_guard lock(opt_.reuse->mutex);
+      if (!opt_.reuse->moe) opt_.reuse->moe = workload::sample_moe(m);
+      moe_ = *opt_.reuse->moe;
+    } else {
+      moe_ = workload::sample_moe(m);
+    }
     // Samples are cycled by position inside each stage, so stages of the same composition are identical
     // and their passes are simulated once.
     for (const auto& stage : stages_) {
@@ -302,7 +331,7 @@ class StepRun {
 
   StepResult assemble(const model::MicroBatch& mb) {
     AccountingInputs a{sc_, spec_, topo_, map_, schedule_, timeline_, blocks_, stages_, passes_, cost_, runner_,
-                       mb, microbatches_, moe_, events_, opt_};
+                       mb, microbatches_, moe_, events_, opt_, prov_};
     return account_step(a);
   }
 
@@ -310,6 +339,7 @@ class StepRun {
   const model::ModelSpec& spec_;
   const topo::Topology& topo_;
   StepOptions opt_;
+  core::Provenance prov_;  // constructed before the cost model and the runner, which register in it
   parallel::RankMapping map_;
   cost::OpCostModel cost_;
   exec::PassRunner runner_;

@@ -9,21 +9,36 @@
 //      overlapped with the pipeline's last backward / first forward pass where frameworks do so.
 // EP groups of one stage are identical (same sampled routing), so one is simulated per stage.
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "sim/cost/calibration_profile.hpp"
 #include "model/model_spec.hpp"
+#include "sim/exec/pass_runner.hpp"
 #include "sim/train/step_spec.hpp"
+#include "sim/workload/moe_sampling.hpp"
 #include "sim/train/step_result.hpp"
 #include "topologies/topology.hpp"
 
 namespace k3::train {
+
+// What the runs of one uncertainty band share (step_band.hpp): the sampled expert load and the collectives
+// simulated alone. The memo's keys point into the sampled traffic matrices, so the two are shared together,
+// and only by runs whose overrides leave the expert load as it is (no registered number changes it).
+struct StepReuse {
+  std::mutex mutex;
+  std::optional<workload::MoeSample> moe;
+  std::shared_ptr<exec::SoloCollectiveMemo> collectives = std::make_shared<exec::SoloCollectiveMemo>();
+};
 
 struct StepOptions {
   bool trace = true;            // keep the pipeline timeline
   int max_trace_ranks = 16;     // pipeline ranks kept in the trace
   std::string version;          // k3sim version string for the result
   int threads = 0;              // workers for the independent pass simulations; 0: one per hardware thread
+  bool per_layer = true;        // simulate each decoder-layer kind alone for StepResult::layers
+  StepReuse* reuse = nullptr;   // shared by the runs of a band; null for a plain run
 };
 
 // Throws core::InputError when the layout does not fit the model or the cluster.

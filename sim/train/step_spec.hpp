@@ -2,6 +2,7 @@
 // Everything that shapes one training step besides the model and the cluster: the typed settings a
 // scenario resolves into (sim/input), and all that the step simulation reads of it.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -37,6 +38,9 @@ struct StepSpec {
   bool bf16_gemm_cuda11 = false;  // bf16_gemm_kernels: cuda12 (default) or cuda11
   int bf16_gemm_kernels_line = 0;  // its YAML line, for the error when the GPU has no CUDA 11 measurement
   std::optional<double> price_per_gpu_hour;  // USD, for cost per trillion tokens
+  // Provenance entries moved off their registered value (by id, inside the entry's range): one sample of the
+  // uncertainty band, or a tornado end (step_band.hpp). Empty for a plain run.
+  std::map<std::string, double, std::less<>> assumption_overrides;
 };
 
 }  // namespace k3::train

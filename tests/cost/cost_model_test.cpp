@@ -5,13 +5,20 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace k3::cost;
 
 namespace {
 
-const DeviceModel kH800{"H800-SXM", 989e12, 1979e12, 3.35e12, 132};
+const DeviceModel kH800{"H800-SXM", 989e12, 1979e12, 3.35e12, 132, "test"};
+
+// A cost model with the shipped defaults; the provenance registry it reads them from is not needed after.
+OpCostModel make(const DeviceModel& d, Precision p, KernelChoice k = {}) {
+  k3::core::Provenance prov;
+  return OpCostModel(d, nullptr, p, k, prov);
+}
 
 k3::model::Op gemm(double m, double n, double k) {
   k3::model::Op op;
@@ -24,11 +31,12 @@ k3::model::Op gemm(double m, double n, double k) {
 
 }  // namespace
 
-TEST(CostModel, Fp8RateAtAMeasuredKIsTheTableRowOverItsOwnQuantization) {
-  const OpCostModel c(kH800, nullptr, k3::cost::Precision::fp8);
+TEST(CostModel, Fp8RateAtAMeasuredKIsTheTableRowOverItsOwnQuantizationCappedAtTheFastestRow) {
+  const OpCostModel c = make(kH800, k3::cost::Precision::fp8);
   // Row M 4096, N 7168, K 16384: 1358 TFLOP/s of 1979. Tiles 128x256: 32 x 28 = 896 tiles on 132 SMs is
-  // 7 waves, 896 / 924 = 0.969697 busy; no partial tile. 1358 / 1979 / 0.969697 = 0.707654.
-  EXPECT_NEAR(c.fp8_gemm_efficiency(16384, false), 1358.0 / 1979.0 / (896.0 / 924.0), 1e-12);
+  // 7 waves, 896 / 924 = 0.969697 busy; no partial tile. 1358 / 1979 / 0.969697 = 0.707654, above the
+  // fastest measured dense row (1358 / 1979 = 0.686205), so the cap holds it there.
+  EXPECT_NEAR(c.fp8_gemm_efficiency(16384, false), 1358.0 / 1979.0, 1e-12);
   // Beyond the last row the curve is clamped, never extrapolated.
   EXPECT_DOUBLE_EQ(c.fp8_gemm_efficiency(65536, false), c.fp8_gemm_efficiency(16384, false));
   // K 512 (N 32768): 32 x 128 = 4096 tiles, 32 waves, 4096 / 4224 busy: 590 / 1979 / 0.969697 = 0.307447.
@@ -36,25 +44,30 @@ TEST(CostModel, Fp8RateAtAMeasuredKIsTheTableRowOverItsOwnQuantization) {
 }
 
 TEST(CostModel, Fp8RateBetweenRowsIsLinearInLogK) {
-  const OpCostModel c(kH800, nullptr, k3::cost::Precision::fp8);
+  const OpCostModel c = make(kH800, k3::cost::Precision::fp8);
   // K 2048 (N 7168): 1025 / 1979 / 0.969697. K 7168 holds two rows, averaged: N 4096 (32 x 16 = 512 tiles,
   // 4 waves, 512 / 528) 1304 / 1979 / 0.969697, and N 2112 (9 tiles across, 2112 / 2304 of the last one
-  // used; 288 tiles, 3 waves, 288 / 396) 1058 / 1979 / (0.916667 x 0.727273). Halfway in log K is their
-  // mean.
+  // used; 288 tiles, 3 waves, 288 / 396) 1058 / 1979 / (0.916667 x 0.727273): mean 0.740696, capped at the
+  // fastest row 1358 / 1979 = 0.686205 (the uncapped point would be 1466 TFLOP/s, faster than any row).
+  // Halfway in log K is the mean of the two points.
   const double at2048 = 1025.0 / 1979.0 / (896.0 / 924.0);
-  const double at7168 = 0.5 * (1304.0 / 1979.0 / (512.0 / 528.0) + 1058.0 / 1979.0 / ((2112.0 / 2304.0) * (288.0 / 396.0)));
+  const double at7168 = std::min(
+      1358.0 / 1979.0, 0.5 * (1304.0 / 1979.0 / (512.0 / 528.0) + 1058.0 / 1979.0 / ((2112.0 / 2304.0) * (288.0 / 396.0))));
+  EXPECT_NEAR(at7168, 1358.0 / 1979.0, 1e-12);
   EXPECT_NEAR(c.fp8_gemm_efficiency(std::sqrt(2048.0 * 7168.0), false), 0.5 * (at2048 + at7168), 1e-12);
 }
 
 TEST(CostModel, OlderKernelsAreTheTableOverItsSpeedupColumn) {
-  const OpCostModel deepgemm(kH800, nullptr, k3::cost::Precision::fp8);
-  const OpCostModel cutlass(kH800, nullptr, k3::cost::Precision::fp8, {k3::cost::AttentionKernel::flash, k3::cost::Fp8GemmKernels::cutlass_3_6});
-  // The K 16384 row has speedup 1.2.
-  EXPECT_NEAR(cutlass.fp8_gemm_efficiency(16384, false), deepgemm.fp8_gemm_efficiency(16384, false) / 1.2, 1e-12);
+  const OpCostModel deepgemm = make(kH800, k3::cost::Precision::fp8);
+  const OpCostModel cutlass = make(kH800, k3::cost::Precision::fp8, {k3::cost::AttentionKernel::flash, k3::cost::Fp8GemmKernels::cutlass_3_6});
+  // The K 16384 row has speedup 1.2: 1358 / 1.2 / 1979 / 0.969697 = 0.589712, below the older kernels' fastest
+  // row (1304 / 1.1 / 1979 = 0.599017), so uncapped; DeepGEMM's own point is capped at 1358 / 1979.
+  EXPECT_NEAR(cutlass.fp8_gemm_efficiency(16384, false), 1358.0 / 1.2 / 1979.0 / (896.0 / 924.0), 1e-12);
+  EXPECT_NEAR(deepgemm.fp8_gemm_efficiency(16384, false), 1358.0 / 1979.0, 1e-12);
 }
 
 TEST(CostModel, EachGemmPartReducesOverItsOwnK) {
-  const OpCostModel c(kH800, nullptr, k3::cost::Precision::fp8);
+  const OpCostModel c = make(kH800, k3::cost::Precision::fp8);
   // kv_b-like [4096, 512] x [512, 32768]: forward reduces over K 512; the activation gradient
   // [4096, 32768] x [32768, 512] over 32768 (clamped to the K 16384 row); the weight gradient
   // [32768, 4096] x [4096, 512] over the 4096 tokens. The forward is the slowest per FLOP.
@@ -68,7 +81,7 @@ TEST(CostModel, EachGemmPartReducesOverItsOwnK) {
 }
 
 TEST(CostModel, HeadAndGatingStayInBf16) {
-  const OpCostModel c(kH800, nullptr, k3::cost::Precision::fp8);
+  const OpCostModel c = make(kH800, k3::cost::Precision::fp8);
   auto head = gemm(4096, 129280, 7168);
   const auto fp8 = c.time(head);
   head.keeps_bf16 = true;
@@ -81,7 +94,7 @@ TEST(CostModel, HeadAndGatingStayInBf16) {
 }
 
 TEST(CostModel, Fp8QuantizationKernelsAreCostedByTheirBytes) {
-  const OpCostModel c(kH800, nullptr, k3::cost::Precision::fp8);
+  const OpCostModel c = make(kH800, k3::cost::Precision::fp8);
   auto op = gemm(4096, 4096, 7168);
   const auto t = c.time(op);
   // At 90% of 3.35 TB/s: forward reads BF16 and writes FP8 of the [4096, 7168] input (3 B/element); the
@@ -95,16 +108,16 @@ TEST(CostModel, Fp8QuantizationKernelsAreCostedByTheirBytes) {
   op.input_arrives_fp8 = true;
   EXPECT_EQ(c.time(op).fwd_quant, 0);
   // BF16 GEMMs need none.
-  const OpCostModel bf16(kH800, nullptr, k3::cost::Precision::bf16);
+  const OpCostModel bf16 = make(kH800, k3::cost::Precision::bf16);
   EXPECT_EQ(bf16.time(gemm(4096, 4096, 7168)).fwd_quant, 0);
 }
 
 TEST(CostModel, Bf16GemmKernelGenerationPicksItsMeasurement) {
-  const DeviceModel a100{"A100-SXM-80GB", 312e12, 0, 2.0e12, 108};
-  const OpCostModel cuda12(a100, nullptr, k3::cost::Precision::bf16);
+  const DeviceModel a100{"A100-SXM-80GB", 312e12, 0, 2.0e12, 108, "test"};
+  const OpCostModel cuda12 = make(a100, k3::cost::Precision::bf16);
   k3::cost::KernelChoice older;
   older.bf16 = k3::cost::Bf16GemmKernels::cuda11;
-  const OpCostModel cuda11(a100, nullptr, k3::cost::Precision::bf16, older);
+  const OpCostModel cuda11 = make(a100, k3::cost::Precision::bf16, older);
   // [8192 x 8192] output in 128 x 128 tiles: 4096 tiles over 108 SMs = 37.9 waves, run as 38.
   const double quantization = 4096.0 / 108 / 38;
   EXPECT_NEAR(cuda12.gemm_shape_efficiency(8192, 8192), quantization, 1e-12);
@@ -114,7 +127,7 @@ TEST(CostModel, Bf16GemmKernelGenerationPicksItsMeasurement) {
   EXPECT_NEAR(cuda11.time(op).fwd, op.fwd_flops / (230e12 * quantization), 1e-12);
   // No CUDA 11 measurement for Hopper: an input error naming the key, not a silent fallback.
   try {
-    const OpCostModel h800(kH800, nullptr, k3::cost::Precision::bf16, older);
+    const OpCostModel h800 = make(kH800, k3::cost::Precision::bf16, older);
     FAIL() << "H800 with cuda11 kernels must be refused";
   } catch (const k3::core::InputError& e) {
     EXPECT_EQ(e.where().key, "bf16_gemm_kernels");

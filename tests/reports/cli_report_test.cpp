@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "tests/support/run_k3sim.hpp"
@@ -56,25 +57,28 @@ int expect_keys_match(const std::string& path, const nlohmann::json& json) {
 
 TEST(CliReport, RunReportNumbersEqualItsJson) {
   const std::string path = std::string(K3SIM_BINARY_DIR) + "/cli_report_run.html";
-  const auto r = run_k3sim("run scenarios/deepseek-v3-h800-2048.yaml --json --report '" + path + "'");
+  const auto r = run_k3sim("run scenarios/deepseek-v3-h800-2048.yaml --samples 8 --json --report '" + path + "'");
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
   const int matched = expect_keys_match(path, json);
   // 6 cards; one time per breakdown entry; bytes per memory category plus total and HBM; bytes and
-  // utilisation per link class.
+  // utilisation per link class; P10/P50/P90 of four quantities; step time at the low and high end of each
+  // tornado entry shown (at most 12).
+  const int tornado = std::min(12, static_cast<int>(json["sensitivity"].size()));
   const int expected = 6 + static_cast<int>(json["breakdown"].size()) + static_cast<int>(json["memory_per_gpu"].size()) +
-                       2 + 2 * static_cast<int>(json["links"].size());
+                       2 + 2 * static_cast<int>(json["links"].size()) + 12 + 2 * tornado;
   EXPECT_EQ(matched, expected);
   const std::string html = k3::test::slurp(path);
   std::remove(path.c_str());
   EXPECT_NE(html.find(R"(data-chart="gantt")"), std::string::npos);  // the timeline is kept for the report
+  EXPECT_NE(html.find("Step time moved by each number alone"), std::string::npos);  // the tornado chart
   EXPECT_NE(html.find("Scenario YAML as run"), std::string::npos);
   EXPECT_NE(html.find(json["version"].get<std::string>()), std::string::npos);
 }
 
 TEST(CliReport, K3ScenarioReportStaysUnderFiveMegabytes) {
   const std::string path = std::string(K3SIM_BINARY_DIR) + "/cli_report_k3.html";
-  const auto r = run_k3sim("run scenarios/k3-h200-2048.yaml --report '" + path + "'");
+  const auto r = run_k3sim("run scenarios/k3-h200-2048.yaml --samples 0 --report '" + path + "'");
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const std::string html = k3::test::slurp(path);
   std::remove(path.c_str());

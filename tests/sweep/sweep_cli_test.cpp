@@ -54,7 +54,7 @@ TEST(SweepCli, EachPointEqualsARunOfThatPointAlone) {
   for (const auto& p : sweep.at("points")) {
     ASSERT_TRUE(p.at("ran").get<bool>()) << p.dump();
     const auto ep = p.at("settings").at("parallel.ep").get<std::string>();
-    const auto alone = run_json("run " + kBase + " --set parallel.ep=" + ep + " --json");
+    const auto alone = run_json("run " + kBase + " --set parallel.ep=" + ep + " --samples 0 --json");
     expect_same_numbers(alone, p.at("result"), "ep=" + ep);
     expect_same_numbers(p.at("result"), alone, "ep=" + ep);
   }
@@ -139,7 +139,7 @@ TEST(CompareCli, VariantsGetDeltasAgainstTheFirst) {
     EXPECT_DOUBLE_EQ(v[1].at("delta").get<double>(), v[1].at("value").get<double>() - v[0].at("value").get<double>());
   }
   // Each variant's result is what `k3sim run` gives for the scenario it stands for.
-  const auto alone = run_json("run scenarios/k3-448-h200-2048.yaml --set network=analytical --json");
+  const auto alone = run_json("run scenarios/k3-448-h200-2048.yaml --set network=analytical --samples 0 --json");
   auto expected = alone;
   expected.erase("scenario");  // names differ: the variant is called k3-448
   auto got = j.at("variants")[1].at("result");

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
+
 #include "tests/support/run_k3sim.hpp"
 
 using k3::test::run_k3sim;
@@ -22,16 +24,34 @@ TEST(RunCli, JsonCarriesTheContractFields) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_GT(j["step_time_s"].get<double>(), 0);
+  // The uncertainty band (default 64 samples) and the sensitivity ranking, naming registry entries.
+  const auto& band = j["band"]["step_time_s"];
+  EXPECT_LT(band["p10"].get<double>(), band["p50"].get<double>());
+  EXPECT_LT(band["p50"].get<double>(), band["p90"].get<double>());
+  EXPECT_EQ(j["band"]["samples"].get<int>(), 64);
+  ASSERT_FALSE(j["sensitivity"].empty());
+  std::set<std::string> ids;
+  for (const auto& e : j["provenance"]) ids.insert(e["id"].get<std::string>());
+  for (const auto& s : j["sensitivity"]) {
+    EXPECT_TRUE(ids.contains(s["id"].get<std::string>())) << s.dump();
+    EXPECT_FALSE(s["source"].get<std::string>().empty()) << s.dump();
+  }
 }
 
-TEST(RunCli, CpuCalibrationProfileIsAcceptedAndChangesTheResult) {
-  // The cpu backend measures the CPU references; its efficiency curves replace the datasheet defaults for
-  // the op classes it measured, so the predicted step time must move.
+TEST(RunCli, CpuCalibrationProfileIsRefusedForAGpuRunUnlessForced) {
+  // The cpu backend measures the CPU references: such a profile tests the calibration path and must not
+  // price an H800 run unless the user says so; forced, its curves replace the defaults for the op classes
+  // it measured, so the predicted step time moves.
   const std::string profile = std::string(K3SIM_BINARY_DIR) + "/run-cli-cpu-profile.json";
   const auto cal = run_k3sim("calibrate --backend cpu --quick --out '" + profile + "'");
   ASSERT_EQ(cal.exit_status, 0) << cal.err;
-  const auto base = run_k3sim(kSmall);
-  const auto calibrated = run_k3sim(std::string(kSmall) + " --profile '" + profile + "'");
+  const std::string small = std::string(kSmall) + " --samples 0";
+  const auto refused = run_k3sim(small + " --profile '" + profile + "'");
+  EXPECT_EQ(refused.exit_status, 2);
+  EXPECT_NE(refused.err.find("H800"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--profile-any-device"), std::string::npos) << refused.err;
+  const auto base = run_k3sim(small);
+  const auto calibrated = run_k3sim(small + " --profile '" + profile + "' --profile-any-device");
   ASSERT_EQ(base.exit_status, 0) << base.err;
   ASSERT_EQ(calibrated.exit_status, 0) << calibrated.err;
   const double t0 = nlohmann::json::parse(base.out)["step_time_s"].get<double>();
@@ -79,7 +99,7 @@ TEST(RunCli, BalancerStateFileGivesTheInlineBalancersResult) {
   const std::string base =
       "run scenarios/k3-h200-2048.yaml --set cluster.nodes=4 --set parallel.pp=2 --set parallel.ep=16 "
       "--set communication.node_limit=2 --set batch.global_batch_seqs=64 --set network=analytical "
-      "--set expert_load.steps=3 --json";
+      "--set expert_load.steps=3 --samples 0 --json";
   const auto inline_run = run_k3sim(base + " --set expert_load.kind=balancer");
   const auto file_run = run_k3sim(base + " --set expert_load.kind=state --set expert_load.state='" + state + "'");
   ASSERT_EQ(inline_run.exit_status, 0) << inline_run.err;

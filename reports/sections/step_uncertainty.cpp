@@ -1,0 +1,77 @@
+// Section "uncertainty" of a step report: the P10/P50/P90 band and the tornado chart of the sensitivity
+// ranking, from the "band" and "sensitivity" keys of `k3sim run --json` (results/band_output.hpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "reports/sections/step.hpp"
+#include "reports/text.hpp"
+
+namespace k3::reports {
+
+namespace {
+
+constexpr std::size_t kTornadoEntries = 12;
+
+}  // namespace
+
+void add_uncertainty_section(Report& report, const nlohmann::json& step, const std::string& k) {
+  if (!step.contains("band")) return;
+  const auto& band = step.at("band");
+  Section& s = report.add_section("uncertainty", "Uncertainty and sensitivity");
+  s.paragraph(band.at("method").get<std::string>() + ". Each number the prediction depends on is a provenance "
+              "entry with a plausible range (listed under the assumptions); the band is how far the step moves "
+              "when all of them vary together, the tornado how far each moves it alone.");
+  Table t({{"Quantity", ""}, {"P10", ""}, {"P50", ""}, {"P90", ""}, {"Unit", ""}});
+  struct Row {
+    const char* label;
+    const char* key;
+    double scale;
+    const char* unit;
+  };
+  for (const Row& r : {Row{"step time", "step_time_s", 1, "s"}, Row{"throughput", "tokens_per_s", 1e-6, "M tokens/s"},
+                       Row{"MFU", "mfu", 100, "% of BF16 peak"},
+                       Row{"memory per GPU", "memory_bytes_per_gpu", 1.0 / (1024.0 * 1024.0 * 1024.0), "GiB"}}) {
+    std::vector<Cell> cells{Cell::of_text(r.label)};
+    for (const char* q : {"p10", "p50", "p90"}) {
+      const double v = band.at(r.key).at(q).get<double>();
+      cells.push_back(Cell{display_number(v * r.scale), v, fmt::format("{}/band/{}/{}", k, r.key, q)});
+    }
+    cells.push_back(Cell::of_text(r.unit));
+    t.add_row(std::move(cells));
+  }
+  t.caption(fmt::format("{} samples, {} step simulations in all (the tornado's included).",
+                        band.at("samples").get<int>(), band.at("runs").get<int>()));
+  s.table(t);
+
+  const auto& ranking = step.at("sensitivity");
+  if (ranking.empty()) return;
+  const double nominal = step.at("step_time_s").get<double>();
+  BarChart tornado;
+  tornado.title = "Step time moved by each number alone, from its low to its high end";
+  tornado.value_axis = {"Change of step time", "s", false};
+  tornado.orientation = Orientation::kHorizontal;
+  BarSeries low{"at its low end", {}}, high{"at its high end", {}};
+  Table r({{"Entry", ""}, {"Kind", ""}, {"Range", ""}, {"Step time at low", "s"}, {"Step time at high", "s"},
+           {"Source", ""}});
+  for (std::size_t i = 0; i < std::min(kTornadoEntries, ranking.size()); ++i) {
+    const auto& e = ranking[i];
+    const auto id = e.at("id").get<std::string>();
+    tornado.categories.push_back(id);
+    low.values.push_back(e.at("step_time_at_low_s").get<double>() - nominal);
+    high.values.push_back(e.at("step_time_at_high_s").get<double>() - nominal);
+    r.add_row({Cell::of_text(id), Cell::of_text(e.at("kind").get<std::string>()),
+               Cell::of_text(fmt::format("{} .. {} {}", display_number(e.at("low").get<double>()),
+                                         display_number(e.at("high").get<double>()), e.at("unit").get<std::string>())),
+               Cell::of_number(e.at("step_time_at_low_s").get<double>(), fmt::format("{}/sensitivity/{}/step_time_at_low_s", k, i)),
+               Cell::of_number(e.at("step_time_at_high_s").get<double>(), fmt::format("{}/sensitivity/{}/step_time_at_high_s", k, i)),
+               Cell::of_text(e.at("source").get<std::string>())});
+  }
+  tornado.series = {std::move(low), std::move(high)};
+  tornado.size = {960, std::max(220.0, 90 + 30.0 * static_cast<double>(tornado.categories.size()))};
+  s.chart(bar_chart(tornado), fmt::format("Against the plain run's {} s; largest swing first.", display_number(nominal)));
+  r.caption("The numbers that move the step most, with their sources.");
+  s.table(r);
+}
+
+}  // namespace k3::reports

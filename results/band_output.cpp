@@ -1,0 +1,69 @@
+#include "results/band_output.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace k3::results {
+
+nlohmann::json quantiles_json(const train::Quantiles& q) { return {{"p10", q.p10}, {"p50", q.p50}, {"p90", q.p90}}; }
+
+nlohmann::json provenance_json(const std::vector<core::ProvenanceEntry>& entries) {
+  auto out = nlohmann::json::array();
+  for (const auto& e : entries) {
+    out.push_back({{"id", e.id}, {"value", e.value}, {"low", e.low}, {"high", e.high}, {"unit", e.unit},
+                   {"kind", std::string(core::to_string(e.kind))}, {"source", e.source}});
+  }
+  return out;
+}
+
+nlohmann::json sensitivity_json(const std::vector<train::Sensitivity>& ranking) {
+  auto out = nlohmann::json::array();
+  for (const auto& s : ranking) {
+    out.push_back({{"id", s.entry.id}, {"value", s.entry.value}, {"low", s.entry.low}, {"high", s.entry.high},
+                   {"unit", s.entry.unit}, {"kind", std::string(core::to_string(s.entry.kind))},
+                   {"source", s.entry.source}, {"step_time_at_low_s", s.step_time_at_low_s},
+                   {"step_time_at_high_s", s.step_time_at_high_s}, {"swing_s", s.swing_s()}});
+  }
+  return out;
+}
+
+nlohmann::json band_json(const train::StepBand& band) {
+  return {{"samples", band.samples},
+          {"runs", band.runs},
+          {"method", band.method},
+          {"step_time_s", quantiles_json(band.step_time_s)},
+          {"tokens_per_s", quantiles_json(band.tokens_per_s)},
+          {"mfu", quantiles_json(band.mfu)},
+          {"memory_bytes_per_gpu", quantiles_json(band.memory_bytes_per_gpu)}};
+}
+
+void add_band(nlohmann::json& step, const train::StepBand& band) {
+  if (band.samples <= 0) return;
+  step["band"] = band_json(band);
+  step["sensitivity"] = sensitivity_json(band.sensitivity);
+}
+
+std::string band_to_text(const train::StepBand& band, std::size_t top) {
+  if (band.samples <= 0) return {};
+  std::string out;
+  const auto& t = band.step_time_s;
+  out += fmt::format("uncertainty ({} samples over the provenance ranges, {} step simulations)\n", band.samples,
+                     band.runs);
+  out += fmt::format("  step time   P10 {:.3f} s   P50 {:.3f} s   P90 {:.3f} s\n", t.p10, t.p50, t.p90);
+  out += fmt::format("  throughput  P10 {:.4g} tokens/s   P50 {:.4g} tokens/s   P90 {:.4g} tokens/s\n",
+                     band.tokens_per_s.p10, band.tokens_per_s.p50, band.tokens_per_s.p90);
+  out += fmt::format("  MFU         P10 {:.1f} %   P50 {:.1f} %   P90 {:.1f} %\n", 100 * band.mfu.p10,
+                     100 * band.mfu.p50, 100 * band.mfu.p90);
+  out += "sensitivity (step time with one number at its low / high end, the others at their values)\n";
+  for (std::size_t i = 0; i < std::min(top, band.sensitivity.size()); ++i) {
+    const auto& s = band.sensitivity[i];
+    out += fmt::format("  {:<32} {:>9.3f} s .. {:>9.3f} s  (swing {:+.3f} s; {} .. {}, {})\n", s.entry.id,
+                       s.step_time_at_low_s, s.step_time_at_high_s, s.swing_s(),
+                       core::format_value(s.entry.low, s.entry.unit), core::format_value(s.entry.high, s.entry.unit),
+                       core::to_string(s.entry.kind));
+  }
+  return out;
+}
+
+}  // namespace k3::results

@@ -1,0 +1,92 @@
+// The cost model's shipped defaults, each registered in the provenance registry with its plausible range
+// and source, and read back from it (so an override or a band sample moves them).
+#include <string>
+
+#include "core/error.hpp"
+#include "sim/cost/cost_model.hpp"
+
+namespace k3::cost {
+
+namespace {
+
+using core::SourceKind;
+
+constexpr const char* kMamf =
+    "stas00/ml-engineering, compute/accelerator/README.md, 'Maximum Achievable Matmul FLOPS comparison table'";
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Registers a fraction and returns it with its source, as the cost model keeps it.
+SourcedFraction fraction(core::Provenance& prov, const char* id, double nominal, double low, double high,
+                         SourceKind kind, std::string source) {
+  const double v = prov.add(id, nominal, low, high, "fraction", kind, source);
+  return {v, std::move(source)};
+}
+
+}  // namespace
+
+DefaultEfficiencies default_efficiencies(const std::string& gpu, Bf16GemmKernels bf16_kernels,
+                                         core::Provenance& prov) {
+  DefaultEfficiencies d;
+  // Ranges: FlashAttention-2's own measured spread where the paper gives one; otherwise an assumption
+  // stated in the source, wide enough to hold every published figure we know of for the kind of kernel.
+  d.attention_fwd = fraction(prov, "attention.fwd.efficiency", 0.60, 0.50, 0.73, SourceKind::kernel_measurement,
+                             "FlashAttention-2 (arXiv:2307.08691): forward reaches 50-73% of peak on A100; 60% "
+                             "taken, the paper's 50-73% as the range");
+  d.attention_bwd = fraction(prov, "attention.bwd.efficiency", 0.50, 0.40, 0.63, SourceKind::assumption,
+                             "FlashAttention-2 (arXiv:2307.08691): backward utilisation below forward; 5/6 of the "
+                             "forward figure assumed, range 0.40-0.63 assumed");
+  d.kda_scan = fraction(prov, "kda.efficiency", 0.35, 0.20, 0.50, SourceKind::assumption,
+                        "assumption: chunkwise delta-rule kernels are bound by small per-chunk matmuls and the "
+                        "inter-chunk recurrence; no published utilisation (range 0.20-0.50 assumed)");
+  d.hbm = fraction(prov, "hbm.efficiency", 0.90, 0.80, 0.93, SourceKind::assumption,
+                   "sustained device-to-device copies reach about 90% of datasheet HBM bandwidth (e.g. H100 SXM "
+                   "3.0 of 3.35 TB/s); range 0.80-0.93 assumed; replace with `k3sim calibrate` (probe hbm_copy)");
+  d.min_kernel_source = "assumption: a kernel launched in a training step occupies the GPU at least 3 us "
+                        "(launch latency and tail), range 2-5 us assumed";
+  d.min_kernel_s = prov.add("kernel.min_time", 3e-6, 2e-6, 5e-6, "s", SourceKind::assumption, d.min_kernel_source);
+  if (bf16_kernels == Bf16GemmKernels::cuda11 && !starts_with(gpu, "A100")) {
+    throw core::InputError({"", "bf16_gemm_kernels", 0}, "no CUDA 11 GEMM measurement for " + gpu,
+                           "cuda12 (or cuda11 on A100)");
+  }
+  // The range of a measured large-GEMM fraction: -10% for shapes the library's heuristics serve worse than
+  // the table's best shape, +3% for run-to-run and clock spread (assumed).
+  const auto gemm = [&](double nominal, std::string source) {
+    return fraction(prov, "gemm.bf16.efficiency", nominal, 0.90 * nominal, std::min(1.0, 1.03 * nominal),
+                    SourceKind::kernel_measurement, source + "; range -10%/+3% assumed");
+  };
+  if (starts_with(gpu, "A100")) {
+    if (bf16_kernels == Bf16GemmKernels::cuda11) {
+      d.gemm_bf16 = gemm(230.0 / 312.0,
+                         "mli/transformers-benchmarks README, micro-benchmark summary: A100 80GB square FP16 matmul "
+                         "230 of 312 TFLOP/s (micro_bench.ipynb, n up to 8192, PyTorch on CUDA 11)");
+    } else {
+      d.gemm_bf16 = gemm(267.9 / 312.0, std::string(kMamf) + ": A100 SXM 267.9 of 312 TFLOP/s BF16 (CUDA 12.1)");
+    }
+    d.gemm_fp8 = {0.0, "A100 has no FP8 tensor cores"};
+    d.tile_m = 128;
+    d.tile_n = 128;
+    return d;
+  }
+  const bool hopper = starts_with(gpu, "H100") || starts_with(gpu, "H800") || starts_with(gpu, "H200") ||
+                      starts_with(gpu, "GH200");
+  d.gemm_bf16 = gemm(792.1 / 989.0, std::string(kMamf) + (hopper ? ": H100 SXM 792.1 of 989 TFLOP/s BF16 (CUDA "
+                                                                    "12.1); H800 and H200 share the GH100 die and clocks"
+                                                                  : ": no measurement for " + gpu +
+                                                                        "; the H100 SXM fraction (792.1 of 989 "
+                                                                        "TFLOP/s) assumed"));
+  d.gemm_fp8 = {1550.0 / 1979.0, hopper ? "deepseek-ai/DeepGEMM README: FP8 GEMMs up to 1550 TFLOP/s on H800 "
+                                          "(2025-04-18), of 1979 TFLOP/s dense peak"
+                                        : "no FP8 measurement for " + gpu + "; DeepGEMM's H800 fractions of the "
+                                          "FP8 peak assumed (best case 1550 of 1979 TFLOP/s)"};
+  d.fp8_table = true;
+  d.fp8_rate_scale = prov.add("gemm.fp8.rate_scale", 1.0, 0.85, 1.0, "x", SourceKind::kernel_measurement,
+                              std::string(kDeepGemmTableSource) +
+                                  "; the measured rates as they are (1.0), down to 0.85 of them assumed for other "
+                                  "software stacks, shapes between the table's rows and clock throttling");
+  d.tile_m = 128;
+  d.tile_n = 256;
+  return d;
+}
+
+}  // namespace k3::cost

@@ -1,0 +1,139 @@
+#include "sim/train/step_band.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <thread>
+
+#include "core/parallel_for.hpp"
+#include "core/rng.hpp"
+#include "sim/net/network_registry.hpp"
+
+namespace k3::train {
+
+namespace {
+
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Inverse CDF of the triangular distribution on [a, b] with mode c.
+double triangular(double u, double a, double c, double b) {
+  const double fc = (c - a) / (b - a);
+  if (u < fc) return a + std::sqrt(u * (b - a) * (c - a));
+  return b - std::sqrt((1 - u) * (b - a) * (b - c));
+}
+
+double memory_of(const StepResult& r) { return memory_total(r.memory); }
+
+}  // namespace
+
+Quantiles quantiles(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const auto at = [&](double q) {
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(std::floor(pos));
+    const std::size_t j = std::min(i + 1, v.size() - 1);
+    return v[i] + (pos - static_cast<double>(i)) * (v[j] - v[i]);
+  };
+  return {at(0.1), at(0.5), at(0.9)};
+}
+
+std::vector<std::map<std::string, double, std::less<>>> band_samples(const std::vector<core::ProvenanceEntry>& entries,
+                                                                    int samples, std::uint64_t seed,
+                                                                    int network_draws) {
+  std::vector<std::map<std::string, double, std::less<>>> out(static_cast<std::size_t>(samples));
+  for (const auto& e : entries) {
+    if (!e.has_range()) continue;
+    const bool link = e.id.rfind("link.", 0) == 0;
+    const int n = link && network_draws > 0 && network_draws < samples ? network_draws : samples;
+    core::Rng rng(seed ^ fnv1a(e.id));
+    std::vector<int> strata(static_cast<std::size_t>(n));
+    std::iota(strata.begin(), strata.end(), 0);
+    for (std::size_t i = strata.size(); i > 1; --i) std::swap(strata[i - 1], strata[rng.below(i)]);
+    std::vector<double> draws;
+    for (int k = 0; k < n; ++k) {
+      const double u = (strata[static_cast<std::size_t>(k)] + rng.uniform()) / n;
+      draws.push_back(std::clamp(triangular(u, e.low, e.nominal, e.high), e.low, e.high));
+    }
+    for (std::size_t s = 0; s < out.size(); ++s) out[s][e.id] = draws[s % static_cast<std::size_t>(n)];
+  }
+  return out;
+}
+
+StepBand simulate_step_band(const StepSpec& spec, const model::ModelSpec& model, const topo::Topology& topology,
+                            const cost::CalibrationProfile* profile, const StepResult& nominal,
+                            const BandOptions& options) {
+  StepBand band;
+  if (options.samples <= 0) return band;
+  std::vector<const core::ProvenanceEntry*> ranged;
+  for (const auto& e : nominal.provenance) {
+    if (e.has_range()) ranged.push_back(&e);
+  }
+  // Every run: the hypercube samples, then each ranged entry at its low and its high end.
+  auto runs = band_samples(nominal.provenance, options.samples, options.seed, options.network_draws);
+  for (const auto* e : ranged) {
+    runs.push_back({{e->id, e->low}});
+    runs.push_back({{e->id, e->high}});
+  }
+  StepSpec base = spec;
+  const bool substitute = spec.network->models_contention;
+  if (substitute) base.network = &net::network_model("analytical", {spec.source, "network", 0});
+  StepReuse reuse;
+  StepOptions run_options;
+  run_options.trace = false;
+  run_options.per_layer = false;
+  run_options.threads = 1;  // the runs themselves are spread over the workers
+  run_options.reuse = &reuse;
+  // The reference run fills the shared caches before the others start.
+  const StepResult reference = simulate_step(base, model, topology, profile, run_options);
+  const double scale = nominal.step_time_s / reference.step_time_s;
+  std::vector<double> step_s(runs.size());
+  std::vector<double> memory(runs.size());
+  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  core::parallel_for(runs.size(), threads, [&](std::size_t i) {
+    StepSpec s = base;
+    s.assumption_overrides = runs[i];
+    const auto r = simulate_step(s, model, topology, profile, run_options);
+    step_s[i] = scale * r.step_time_s;
+    memory[i] = memory_of(r);
+  });
+  band.runs = static_cast<int>(runs.size()) + 1;
+  band.samples = options.samples;
+  band.method = fmt::format(
+      "Latin hypercube of {} samples over the {} ranged provenance entries (triangular on each range, mode at its "
+      "value; the link figures sliced into {} draws), one step simulation per sample{}; P10/P50/P90 of the samples",
+      options.samples, ranged.size(), std::min(options.network_draws, options.samples),
+      substitute ? fmt::format(" on the analytical network, scaled by {:.4f} (this step on {} / on analytical)", scale,
+                               spec.network->name)
+                 : std::string());
+  std::vector<double> step, tokens, mfu, mem;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(options.samples); ++i) {
+    step.push_back(step_s[i]);
+    // Throughput and MFU follow the step time: tokens and model FLOPs per step do not depend on any entry.
+    tokens.push_back(nominal.tokens_per_step / step_s[i]);
+    mfu.push_back(nominal.mfu * nominal.step_time_s / step_s[i]);
+    mem.push_back(memory[i]);
+  }
+  band.sample_step_time_s = step;
+  band.step_time_s = quantiles(step);
+  band.tokens_per_s = quantiles(tokens);
+  band.mfu = quantiles(mfu);
+  band.memory_bytes_per_gpu = quantiles(mem);
+  for (std::size_t k = 0; k < ranged.size(); ++k) {
+    const std::size_t lo = static_cast<std::size_t>(options.samples) + 2 * k;
+    band.sensitivity.push_back({*ranged[k], step_s[lo], step_s[lo + 1]});
+  }
+  std::stable_sort(band.sensitivity.begin(), band.sensitivity.end(),
+                   [](const Sensitivity& a, const Sensitivity& b) { return std::abs(a.swing_s()) > std::abs(b.swing_s()); });
+  return band;
+}
+
+}  // namespace k3::train

@@ -1,0 +1,100 @@
+// The uncertainty band's pieces with hand-derived expectations: quantiles, the hypercube's strata, the
+// sliced link draws and the pairing by id; and a small step whose band brackets its plain run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "sim/input/scenario_inputs.hpp"
+#include "sim/train/step_band.hpp"
+
+using k3::core::ProvenanceEntry;
+using k3::core::SourceKind;
+
+namespace {
+
+ProvenanceEntry entry(std::string id, double nominal, double low, double high) {
+  return {std::move(id), nominal, nominal, low, high, "fraction", SourceKind::assumption, "test"};
+}
+
+// CDF of the triangular distribution on [a, b] with mode c.
+double triangular_cdf(double x, double a, double c, double b) {
+  if (x <= c) return (x - a) * (x - a) / ((b - a) * (c - a));
+  return 1 - (b - x) * (b - x) / ((b - a) * (b - c));
+}
+
+}  // namespace
+
+TEST(StepBand, QuantilesInterpolateBetweenOrderStatistics) {
+  // 11 values 1..11: P10 sits at position 0.1 x 10 = 1 (value 2), P50 at 5 (6), P90 at 9 (10).
+  const auto q = k3::train::quantiles({11, 3, 1, 2, 4, 5, 6, 7, 8, 9, 10});
+  EXPECT_DOUBLE_EQ(q.p10, 2);
+  EXPECT_DOUBLE_EQ(q.p50, 6);
+  EXPECT_DOUBLE_EQ(q.p90, 10);
+  // 2 values 0 and 10: P10 at position 0.1 is 1.
+  EXPECT_DOUBLE_EQ(k3::train::quantiles({10, 0}).p10, 1);
+}
+
+TEST(StepBand, EachEntryHitsEveryStratumOnce) {
+  const std::vector<ProvenanceEntry> entries = {entry("a", 0.6, 0.5, 0.73), entry("b", 1.0, 0.8, 1.0),
+                                                entry("exact", 2.0, 2.0, 2.0)};
+  const int n = 64;
+  const auto samples = k3::train::band_samples(entries, n, 7);
+  ASSERT_EQ(samples.size(), 64u);
+  for (const auto& e : {entries[0], entries[1]}) {
+    std::set<int> strata;
+    for (const auto& s : samples) {
+      const double v = s.at(e.id);
+      ASSERT_GE(v, e.low);
+      ASSERT_LE(v, e.high);
+      strata.insert(static_cast<int>(std::floor(triangular_cdf(v, e.low, e.nominal, e.high) * n)));
+    }
+    EXPECT_EQ(strata.size(), 64u) << e.id;  // one sample in each 1/64 of the distribution
+  }
+  EXPECT_FALSE(samples[0].contains("exact"));  // an exact figure is never moved
+}
+
+TEST(StepBand, LinkFiguresAreSlicedAndDrawsArePairedById) {
+  const std::vector<ProvenanceEntry> one = {entry("link.nic.efficiency", 1.0, 0.8, 1.0), entry("gemm", 0.8, 0.7, 0.82)};
+  const std::vector<ProvenanceEntry> other = {entry("gemm", 0.8, 0.7, 0.82), entry("kda", 0.35, 0.2, 0.5)};
+  const auto a = k3::train::band_samples(one, 64, 1, 8);
+  const auto b = k3::train::band_samples(other, 64, 1, 8);
+  std::set<double> link;
+  for (std::size_t s = 0; s < a.size(); ++s) {
+    link.insert(a[s].at("link.nic.efficiency"));
+    EXPECT_EQ(a[s].at("link.nic.efficiency"), a[s % 8].at("link.nic.efficiency"));
+    EXPECT_EQ(a[s].at("gemm"), b[s].at("gemm"));  // same id, same seed: the same draw in the same sample
+  }
+  EXPECT_EQ(link.size(), 8u);
+}
+
+TEST(StepBand, SmallStepBandBracketsAndRanksWithSources) {
+  auto in = k3::input::load_scenario_inputs(
+      std::string(K3SIM_SOURCE_DIR) + "/scenarios/deepseek-v3-h800-2048.yaml",
+      {"cluster.nodes=16", "parallel.pp=4", "parallel.ep=32", "batch.global_batch_seqs=256", "network=analytical"}, "");
+  k3::train::StepOptions opt;
+  opt.trace = false;
+  const auto plain = k3::train::simulate_step(in.scenario, in.model, *in.topology, nullptr, opt);
+  k3::train::BandOptions band_options;
+  band_options.samples = 16;
+  band_options.threads = 2;
+  const auto band = k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, band_options);
+  EXPECT_LT(band.step_time_s.p10, band.step_time_s.p50);
+  EXPECT_LT(band.step_time_s.p50, band.step_time_s.p90);
+  ASSERT_FALSE(band.sensitivity.empty());
+  // Ranked by |swing|, each entry with a source; the FP8 GEMM rate moves the step more than a PCIe latency.
+  for (std::size_t i = 1; i < band.sensitivity.size(); ++i) {
+    EXPECT_GE(std::abs(band.sensitivity[i - 1].swing_s()), std::abs(band.sensitivity[i].swing_s()));
+  }
+  for (const auto& s : band.sensitivity) EXPECT_FALSE(s.entry.source.empty()) << s.entry.id;
+  // A lower GEMM rate is a slower step.
+  const auto fp8 = std::find_if(band.sensitivity.begin(), band.sensitivity.end(),
+                                [](const auto& s) { return s.entry.id == "gemm.fp8.rate_scale"; });
+  ASSERT_NE(fp8, band.sensitivity.end());
+  EXPECT_GT(fp8->step_time_at_low_s, fp8->step_time_at_high_s);
+  // The same inputs give the same band on any thread count.
+  band_options.threads = 1;
+  const auto again = k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, band_options);
+  EXPECT_EQ(again.sample_step_time_s, band.sample_step_time_s);
+}
