@@ -16,6 +16,8 @@
 #include "core/error.hpp"
 #include "core/quantity.hpp"
 #include "results/step_output.hpp"
+#include "results/band_output.hpp"
+#include "sim/train/step_band.hpp"
 #include "sim/train/step_simulator.hpp"
 #include "sweep/variants.hpp"
 
@@ -29,6 +31,8 @@ struct CompareOptions {
   bool json = false;
   std::string report;
   std::string profile;
+  bool profile_any_device = false;
+  int samples = 64;
 };
 
 // One compared quantity: JSON pointer into a variant's entry, label with unit.
@@ -38,16 +42,25 @@ struct Metric {
   std::string unit;
 };
 
-nlohmann::json simulate_variant(const sweep::Variant& v, const std::string& profile) {
-  const auto in = input::resolve_scenario(v.scenario, profile);
+// One variant simulated, with its band when asked for; `band_seed` is the same for every variant so that
+// their samples are paired (sim/train/step_band.hpp).
+nlohmann::json simulate_variant(const sweep::Variant& v, const CompareOptions& o, std::uint64_t band_seed,
+                                std::vector<double>& sample_step_s) {
+  const auto in = input::resolve_scenario(v.scenario, o.profile, o.profile_any_device);
   train::StepOptions opt;
   opt.trace = false;
   opt.version = std::string(core::version_string());
   const auto r = train::simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
+  train::BandOptions band_options;
+  band_options.samples = o.samples;
+  band_options.seed = band_seed;
+  const auto band = train::simulate_step_band(in.scenario, in.model, *in.topology, in.profile_or_null(), r, band_options);
+  sample_step_s = band.sample_step_time_s;
   nlohmann::json e;
   e["name"] = v.name;
   e["source"] = v.scenario.source;
   e["result"] = results::step_to_json(r);
+  results::add_band(e["result"], band);
   e["memory_headroom_bytes_per_gpu"] = r.hbm_bytes - train::memory_total(r.memory);
   // Inference-side view of the same model at the planned context: cache per sequence (model/kv_cache.hpp).
   const auto kv = model::kv_cache(in.model);
@@ -95,9 +108,33 @@ std::vector<Metric> metrics_of(const nlohmann::json& variants) {
   return m;
 }
 
-nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const std::string& profile) {
+// The variant with the shortest step, and in how many of the paired band samples it is still the fastest.
+nlohmann::json winner_json(const nlohmann::json& list, const std::vector<std::vector<double>>& samples) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < list.size(); ++i) {
+    if (list[i].at("result").at("step_time_s").get<double>() < list[best].at("result").at("step_time_s").get<double>()) best = i;
+  }
+  nlohmann::json w{{"name", list[best].at("name")}, {"by", "step time"}};
+  const std::size_t n = samples.empty() ? 0 : samples.front().size();
+  if (n == 0 || list.size() < 2) return w;
+  int holds = 0;
+  for (std::size_t s = 0; s < n; ++s) {
+    bool fastest = true;
+    for (std::size_t i = 0; i < samples.size(); ++i) fastest = fastest && (i == best || samples[best][s] < samples[i][s]);
+    holds += fastest ? 1 : 0;
+  }
+  w["samples"] = n;
+  w["holds_in_samples"] = holds;
+  w["holds_across_band"] = holds == static_cast<int>(n);
+  return w;
+}
+
+nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const CompareOptions& o) {
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& v : variants) list.push_back(simulate_variant(v, profile));
+  std::vector<std::vector<double>> samples(variants.size());
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    list.push_back(simulate_variant(variants[i], o, variants.front().scenario.seed, samples[i]));
+  }
   nlohmann::json metrics = nlohmann::json::array();
   for (const auto& m : metrics_of(list)) {
     const nlohmann::json::json_pointer ptr(m.pointer);
@@ -120,7 +157,7 @@ nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const s
     }
     metrics.push_back(row);
   }
-  return {{"baseline", list[0].at("name")}, {"variants", list}, {"metrics", metrics}};
+  return {{"baseline", list[0].at("name")}, {"variants", list}, {"metrics", metrics}, {"winner", winner_json(list, samples)}};
 }
 
 std::string compare_text(const nlohmann::json& j) {
@@ -154,7 +191,7 @@ int compare(const CompareOptions& o) {
   for (const auto& path : o.scenarios) {
     for (auto& v : sweep::load_variants(path, sets)) variants.push_back(std::move(v));
   }
-  const auto j = compare_json(variants, o.profile);
+  const auto j = compare_json(variants, o);
   std::string command = "k3sim compare";
   for (const auto& s : o.scenarios) command += " " + s;
   if (!o.report.empty()) reports::write_compare_report(o.report, j, command);
@@ -162,6 +199,13 @@ int compare(const CompareOptions& o) {
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("{}", compare_text(j));
+    const auto& w = j.at("winner");
+    if (w.contains("samples")) {
+      fmt::print("\nfastest step: {} in the plain runs and in {} of {} paired band samples ({})\n",
+                 w.at("name").get<std::string>(), w.at("holds_in_samples").get<int>(), w.at("samples").get<int>(),
+                 w.at("holds_across_band").get<bool>() ? "the winner holds across the band"
+                                                       : "the winner does NOT hold across the band");
+    }
   }
   return 0;
 }
@@ -177,6 +221,10 @@ void attach_compare(CLI::App& command, int& exit_status) {
   sub->add_flag("--json", o->json, "Print the comparison as JSON");
   sub->add_option("--report", o->report, "Write an HTML report of the comparison");
   sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate`");
+  sub->add_flag("--profile-any-device", o->profile_any_device,
+                "Use a profile measured on another device type (or the CPU backend) anyway");
+  sub->add_option("--samples", o->samples, "Samples of each variant's uncertainty band, paired across variants "
+                  "(default 64; 0: none)")->check(CLI::NonNegativeNumber);
   sub->callback([o, &exit_status] { exit_status = compare(*o); });
 }
 

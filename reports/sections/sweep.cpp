@@ -49,6 +49,30 @@ void write_compare_report(const std::string& path, const nlohmann::json& compari
   }
   overview.table(table);
 
+  // The band of each variant and whether the winner holds in every paired sample.
+  const auto& winner = comparison.at("winner");
+  if (winner.contains("samples")) {
+    overview.paragraph(fmt::format(
+        "Fastest step: {}, in the plain runs and in {} of {} band samples, paired across the variants (each "
+        "sample draws the same value of a shared provenance entry for every variant): {}.",
+        winner.at("name").get<std::string>(), winner.at("holds_in_samples").get<int>(), winner.at("samples").get<int>(),
+        winner.at("holds_across_band").get<bool>() ? "the winner holds across the band"
+                                                   : "the winner does not hold across the band"));
+    reports::Table band({{"Variant", ""}, {"Step time P10", "s"}, {"P50", "s"}, {"P90", "s"}});
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      const auto& r = variants[i].at("result");
+      if (!r.contains("band")) continue;
+      std::vector<reports::Cell> cells{reports::Cell::of_text(variants[i].at("name").get<std::string>())};
+      for (const char* q : {"p10", "p50", "p90"}) {
+        cells.push_back(reports::Cell::of_number(r.at("band").at("step_time_s").at(q).get<double>(),
+                                                 fmt::format("/variants/{}/result/band/step_time_s/{}", i, q)));
+      }
+      band.add_row(std::move(cells));
+    }
+    band.caption("Uncertainty band of each variant's step time over the provenance ranges.");
+    overview.table(band);
+  }
+
   // Step time breakdown as stacked bars, one per variant.
   reports::BarChart bars;
   bars.title = "Step time on the critical pipeline rank";

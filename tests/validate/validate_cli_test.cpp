@@ -27,6 +27,21 @@ TEST(ValidateCli, JsonListsEveryCaseWithSignedError) {
   }
   EXPECT_NEAR(j.at("megatron_mean_abs_error").get<double>(), megatron_abs / 10, 1e-12);
   EXPECT_EQ(j.at("cases")[0].at("published").get<double>(), 19.926);
+  // Every case has its band (64 samples by default), the error of its P50 and whether the published value
+  // lies inside P10..P90; the coverage counts them.
+  int in_band = 0;
+  for (const auto& c : j.at("cases")) {
+    ASSERT_TRUE(c.contains("in_band")) << c.at("case");
+    const auto& b = c.at("band");
+    EXPECT_LE(b.at("p10").get<double>(), b.at("p50").get<double>()) << c.at("case");
+    EXPECT_LE(b.at("p50").get<double>(), b.at("p90").get<double>()) << c.at("case");
+    const double q = c.at("published").get<double>();
+    EXPECT_EQ(c.at("in_band").get<bool>(), q >= b.at("p10").get<double>() && q <= b.at("p90").get<double>());
+    EXPECT_NEAR(c.at("p50_rel_error").get<double>(), (b.at("p50").get<double>() - q) / q, 1e-12);
+    in_band += c.at("in_band").get<bool>() ? 1 : 0;
+  }
+  EXPECT_EQ(j.at("coverage").at("cases_with_band").get<int>(), 19);
+  EXPECT_EQ(j.at("coverage").at("cases_in_band").get<int>(), in_band);
 }
 
 TEST(ValidateCli, MissingDataFolderIsOneErrorLineAndStatus2) {

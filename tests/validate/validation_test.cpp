@@ -25,6 +25,20 @@ namespace {
 constexpr double kDeepSeekV3Bound = 0.10;
 constexpr double kMegatronBound = 0.10;
 constexpr double kMegatronMeanBound = 0.05;
+// DeepEP normal kernels (dispatch and combine bottleneck bandwidth of the collective model alone). No issue
+// set a bound; these are regression guards stated from the errors as they came out when the test was
+// written (issue 16: NVLink EP8 +15.7..+19.4%, RDMA EP16-64 -11.6..-35.3%, mean |error| 22.4%): a row
+// past 40% or a mean past 25% fails. The RDMA rows are under-predicted because the model forwards each
+// token over NVLink behind the RDMA hop more slowly than DeepEP does.
+constexpr double kDeepEpRowBound = 0.40;
+constexpr double kDeepEpMeanBound = 0.25;
+
+// The cases alone (their bands are tested through `k3sim validate`).
+ValidationPaths no_band() {
+  auto p = validate::default_validation_paths();
+  p.band_samples = 0;
+  return p;
+}
 
 TEST(MegatronPaperFlops, MatchesTheFormulaByHand) {
   // B=1, s=6, l=1, h=1, V=16: 96 * 1*6*1*1 * (1 + 6/6 + 16/16) = 576 * 3 = 1728.
@@ -59,7 +73,7 @@ TEST(PublishedCsv, NamesFileColumnAndLineOfABadCell) {
 
 TEST(Validation, DeepSeekV3StepTimeWithinBound) {
   std::vector<std::string> assumptions;
-  const auto cases = validate::validate_deepseek_v3(validate::default_validation_paths(), assumptions);
+  const auto cases = validate::validate_deepseek_v3(no_band(), assumptions);
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_DOUBLE_EQ(cases[0].published, 19.926);  // deepseek-v3-training.csv step_time_s
   EXPECT_NEAR(cases[0].rel_error, (cases[0].predicted - 19.926) / 19.926, 1e-12);
@@ -69,7 +83,7 @@ TEST(Validation, DeepSeekV3StepTimeWithinBound) {
 
 TEST(Validation, EveryMegatronRowWithinBound) {
   std::vector<std::string> assumptions;
-  const auto cases = validate::validate_megatron(validate::default_validation_paths(), assumptions);
+  const auto cases = validate::validate_megatron(no_band(), assumptions);
   ASSERT_EQ(cases.size(), 10u);  // the ten rows of SC21 Table 1
   EXPECT_DOUBLE_EQ(cases.front().published, 137.0);
   EXPECT_DOUBLE_EQ(cases.back().published, 163.0);
@@ -80,6 +94,19 @@ TEST(Validation, EveryMegatronRowWithinBound) {
     EXPECT_LT(std::abs(c.rel_error), kMegatronBound) << c.name << ": predicted " << c.predicted << " TFLOP/s, "
                                                           << c.setup;
   }
+}
+
+TEST(Validation, EveryDeepEpRowWithinBound) {
+  std::vector<std::string> assumptions;
+  const auto cases = validate::validate_deepep(no_band(), assumptions);
+  ASSERT_EQ(cases.size(), 8u);  // EP8 NVLink, EP16/32/64 RDMA, each dispatch and combine
+  double sum = 0;
+  for (const auto& c : cases) {
+    EXPECT_LT(std::abs(c.rel_error), kDeepEpRowBound) << c.name << " " << c.metric << ": predicted " << c.predicted
+                                                      << " GB/s against " << c.published << " GB/s";
+    sum += std::abs(c.rel_error);
+  }
+  EXPECT_LT(sum / static_cast<double>(cases.size()), kDeepEpMeanBound);
 }
 
 }  // namespace
