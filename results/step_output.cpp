@@ -53,6 +53,11 @@ nlohmann::json step_to_json(const train::StepResult& r) {
   for (const auto& c : r.links) {
     l.push_back({{"link_class", c.link_class}, {"bytes", c.bytes}, {"mean_utilisation", c.mean_utilisation}});
   }
+  if (!r.expert_load_max_over_mean.empty()) {
+    j["expert_load"] = {{"max_over_mean_per_gpu", r.expert_load_max_over_mean},
+                        {"noise_floor_max_over_mean", r.expert_load_noise_floor_max_over_mean},
+                        {"sample_tokens_per_step", r.expert_load_sample_tokens_per_step}};
+  }
   j["assumptions"] = r.assumptions;
   j["provenance"] = provenance_json(r.provenance);
   j["simulated_events"] = r.simulated_events;

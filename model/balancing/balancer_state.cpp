@@ -57,6 +57,7 @@ routing::ExpertLoad gpu_shares(const BalancerState& state, const routing::Expert
   load.layers = layers;
   load.gpus = placement.gpus();
   load.source = state.source;
+  load.sample_tokens = state.tokens_per_step;
   for (int l = 0; l < layers; ++l) {
     const auto gpu = placement.gpu_load(state.expert_tokens[static_cast<std::size_t>(l)]);
     double total = 0;

@@ -20,6 +20,7 @@ struct ExpertLoad {
   int gpus = 0;
   std::string source;              // how it was produced, e.g. "uniform" or "qb-hist after 20 steps, seed 1"
   std::vector<double> gpu_share;   // layers x gpus, row-major; each row sums to 1
+  double sample_tokens = 0;        // tokens per step the shares were counted from; 0 when exact (uniform)
 
   double share(int layer, int gpu) const {
     return gpu_share[static_cast<std::size_t>(layer) * static_cast<std::size_t>(gpus) + static_cast<std::size_t>(gpu)];

@@ -66,6 +66,7 @@ net::CollectiveSpec PassRunner::spec_of(const workload::CollectiveCall& call) co
       if (call.matrix) {
         spec.byte_matrix = call.matrix->bytes;
         if (spec.algorithm == net::CollectiveAlgorithm::deepep) spec.node_bytes = call.matrix->node_bytes;
+        spec.pipeline_chunks = config_.deepep_pipeline_chunks;
       }
       break;
     case workload::CollectiveKind::allreduce:

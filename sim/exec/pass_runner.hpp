@@ -23,6 +23,7 @@ struct PassRunnerConfig {
   net::CollectiveAlgorithm alltoall = net::CollectiveAlgorithm::flat;   // or deepep
   net::CollectiveAlgorithm allreduce = net::CollectiveAlgorithm::ring;  // TP and DP reductions
   double compute_slowdown = 1.0;
+  int deepep_pipeline_chunks = 4;  // DeepEP all-to-alls: NIC copies sent in this many chunks (CollectiveSpec)
   // Collectives already simulated alone, shared by the runs of one uncertainty band (entries are keyed by
   // the link figures, so runs that move them do not read each other's); null: the runner keeps its own.
   std::shared_ptr<SoloCollectiveMemo> solo_memo;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "model/balancing/balancers.hpp"
 #include "sim/train/step_accounting.hpp"
 #include "sim/train/step_memory.hpp"
 
@@ -17,6 +18,59 @@ double newton_schulz_flops(double rows, double cols, int iterations) {
   const double m = std::min(rows, cols);
   const double n = std::max(rows, cols);
   return iterations * (4 * m * m * n + 2 * m * m * m);
+}
+
+// The router bias update of a balanced MoE run, once per MoE layer per step (issue 16): the balancer needs the
+// global view of the step's routing. QB-histogram (K3) builds per-rank histograms of B bins per expert from
+// the router scores (a memory-bound pass reading each token's n fp32 scores) and all-reduces the n x B
+// counts over the ranks that saw the step's tokens (the DP group); sign-SGD all-reduces n counts. Charged
+// after the backward passes, when the step's routing is complete; a uniform expert load has no balancer.
+void add_balancer_cost(const AccountingInputs& in, const std::vector<int>& stage_ids,
+                       parallel::GpuIndex base, DpPhase& d) {
+  const auto& sc = in.scenario;
+  if (sc.expert_load.kind == workload::ExpertLoadKind::uniform || !in.spec.has_moe()) return;
+  const auto balancer = balancing::make_balancer(
+      balancing::parse_balancer(sc.expert_load.balancer, "expert_load.balancer", sc.expert_load.bins));
+  int moe_layers = 0;
+  for (int s : stage_ids) {
+    for (int b : in.stages[static_cast<std::size_t>(s)].blocks) {
+      moe_layers += model::has_expert_dispatch(in.blocks[static_cast<std::size_t>(b)]) ? 1 : 0;
+    }
+  }
+  if (moe_layers == 0) return;
+  const auto& L = in.map.layout();
+  const int experts = in.spec.moe.routed_experts;
+  const double tokens_per_rank = in.microbatches * in.microbatch.tokens();
+  const double bytes = balancer->allreduce_bytes_per_layer(experts, tokens_per_rank * L.dp);
+  if (balancer->bins() > 0) {
+    const double hbm = in.cost.device().hbm_bytes_per_s * in.cost.defaults().hbm.value;
+    const double kernel = std::max(tokens_per_rank * experts * 4.0 / hbm, in.cost.defaults().min_kernel_s);
+    d.balancer_kernel_s = moe_layers * kernel;
+  }
+  if (L.dp > 1 && bytes > 0) {
+    net::CollectiveSpec s;
+    s.op = net::CollectiveOp::allreduce;
+    s.algorithm = net::CollectiveAlgorithm::ring;
+    const auto g = in.map.dp_group(base);
+    s.ranks.assign(g.begin(), g.end());
+    s.bytes = bytes;
+    exec::LinkClassBytes moved;
+    d.balancer_allreduce_s = moe_layers * in.runner.collective_time(s, &moved);
+    const double groups = static_cast<double>(in.map.gpus()) / L.dp * moe_layers;
+    for (std::size_t c = 0; c < moved.bytes.size(); ++c) d.link_bytes.bytes[c] += moved.bytes[c] * groups;
+  }
+  if (d.balancer_kernel_s > 0) d.breakdown.push_back({"load balancer: histogram kernels", "compute", d.balancer_kernel_s});
+  if (d.balancer_allreduce_s > 0) {
+    d.breakdown.push_back({"exposed: load balancer all-reduce", "communication", d.balancer_allreduce_s});
+  }
+  d.assumptions.push_back(fmt::format(
+      "load balancer {}: per MoE layer per step, {:.4g} MB all-reduced over DP {}{}, after the backward passes "
+      "({} MoE layers on the critical rank: {:.3g} ms kernels, {:.3g} ms all-reduce)",
+      balancer->name(), bytes / 1e6, L.dp,
+      balancer->bins() > 0 ? fmt::format(" and a histogram kernel reading {:.4g} tokens x {} fp32 router scores",
+                                         tokens_per_rank, experts)
+                           : std::string(),
+      moe_layers, 1e3 * d.balancer_kernel_s, 1e3 * d.balancer_allreduce_s));
 }
 
 }  // namespace
@@ -116,6 +170,8 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
     d.param_gather_exposed_s = std::max(0.0, d.param_gather_s - overlap * first_pass.seconds());
   }
 
+  add_balancer_cost(in, stage_ids, base, d);
+
   if (d.gradient_exposed_s > 0) {
     d.breakdown.push_back({zero ? "exposed: DP gradient reduce-scatter" : "exposed: DP gradient all-reduce",
                            "communication", d.gradient_exposed_s});
@@ -136,6 +192,8 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   span("gradient reduction (exposed)", "dp", d.gradient_exposed_s);
   span("Muon gradient gather", "dp", d.muon_gather_s);
   span("optimizer", "optimizer", d.optimizer_s);
+  span("load balancer histograms", "optimizer", d.balancer_kernel_s);
+  span("load balancer all-reduce", "dp", d.balancer_allreduce_s);
   span("parameter all-gather (exposed)", "dp", d.param_gather_exposed_s);
 
   d.assumptions.push_back(fmt::format(

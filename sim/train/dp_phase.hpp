@@ -18,11 +18,17 @@ struct DpPhase {
   double muon_gather_s = 0;
   double optimizer_s = 0;
   double param_gather_s = 0, param_gather_exposed_s = 0;
+  // The load balancer's bias update per step (all MoE layers of the rank): QB's histogram kernel over the
+  // router scores and the all-reduce of the balancer's global view (n x B counts for QB-histogram).
+  double balancer_kernel_s = 0, balancer_allreduce_s = 0;
   std::vector<TimeShare> breakdown;
   exec::LinkClassBytes link_bytes;
   std::vector<TraceSpan> trace;
   std::vector<std::string> assumptions;
-  double exposed_total_s() const { return gradient_exposed_s + muon_gather_s + optimizer_s + param_gather_exposed_s; }
+  double exposed_total_s() const {
+    return gradient_exposed_s + muon_gather_s + optimizer_s + param_gather_exposed_s + balancer_kernel_s +
+           balancer_allreduce_s;
+  }
 };
 
 DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime first_pass, core::SimTime last_pass);

@@ -237,10 +237,20 @@ StepResult account_step(const AccountingInputs& in) {
   r.assumptions.push_back("one EP (or TP) group is simulated per pipeline stage: the stage's other groups run the "
                           "same sampled routing and are identical by symmetry");
   if (!in.moe.layers.empty()) {
-    r.assumptions.push_back(fmt::format("expert load: {}; {} routing samples cycled over the MoE layers, "
-                                        "{:.2f} distinct GPUs and {:.2f} distinct nodes per token",
-                                        in.moe.load_source, in.moe.layers.size(), in.moe.distinct_gpus_per_token,
-                                        in.moe.distinct_nodes_per_token));
+    r.expert_load_max_over_mean = in.moe.max_over_mean;
+    r.expert_load_noise_floor_max_over_mean = 1 + in.moe.gpu_noise_floor;
+    r.expert_load_sample_tokens_per_step = in.moe.sample_tokens_per_step;
+    const auto [lo, hi] = std::minmax_element(in.moe.max_over_mean.begin(), in.moe.max_over_mean.end());
+    r.assumptions.push_back(fmt::format(
+        "expert load: {}; {} routing samples cycled over the MoE layers, {:.2f} distinct GPUs and {:.2f} distinct "
+        "nodes per token; routed load per GPU max/mean {:.3f}..{:.3f}{}",
+        in.moe.load_source, in.moe.layers.size(), in.moe.distinct_gpus_per_token, in.moe.distinct_nodes_per_token,
+        *lo, *hi,
+        in.moe.sample_tokens_per_step > 0
+            ? fmt::format(" against a sampling-noise floor of {:.3f} for the {:.0f} tokens per step it was counted "
+                          "from (closed form: the max/mean a perfectly balanced router shows on that batch)",
+                          1 + in.moe.gpu_noise_floor, in.moe.sample_tokens_per_step)
+            : std::string(" (exact)")));
   }
   for (const auto& a : dp.assumptions) r.assumptions.push_back(a);
   r.assumptions.push_back(fmt::format("GPU {}: {}", gpu.name, gpu.source));

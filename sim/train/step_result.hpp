@@ -110,6 +110,11 @@ struct StepResult {
   double cost_per_trillion_tokens = 0;   // USD; 0 when no price was given
   double gpu_hours_per_trillion_tokens = 0;
   double simulated_events = 0;
+  // Routed load per GPU of the simulated EP group, per routing sample (max/mean), against the sampling-noise
+  // floor of the batch it was counted from (1 + floor; 1 when the load is exact). Empty without routed experts.
+  std::vector<double> expert_load_max_over_mean;
+  double expert_load_noise_floor_max_over_mean = 1;
+  double expert_load_sample_tokens_per_step = 0;
   LayoutResult layout;
   std::vector<LayerKindResult> layers;  // in model order of first appearance
 };

@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "model/routing/synthetic_router.hpp"
 #include "model/totals.hpp"
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
@@ -105,6 +106,13 @@ class StepRun {
     c.network = sc_.network;
     c.alltoall = sc_.communication.alltoall == workload::AllToAllAlgorithm::deepep ? net::CollectiveAlgorithm::deepep
                                                                           : net::CollectiveAlgorithm::flat;
+    if (c.alltoall == net::CollectiveAlgorithm::deepep) {
+      // A count: no range (the band's runs share collectives simulated with it).
+      c.deepep_pipeline_chunks = static_cast<int>(prov_.add_exact(
+          "alltoall.deepep_pipeline_chunks", 4, "count", core::SourceKind::assumption,
+          "DeepEP-style all-to-all: each NIC copy is sent in 4 chunks whose NVLink forwarding starts as each "
+          "arrives (deepseek-ai/DeepEP overlaps the RDMA and NVLink stages; the chunk count is assumed)"));
+    }
     const int sms = topo_.gpu_type().sms;
     if (sc_.communication.comm_sms > 0 && sms > sc_.communication.comm_sms) {
       // Communication kernels keep their SMs for the whole step (DeepSeek-V3: 20 of 132), so compute
@@ -166,6 +174,7 @@ class StepRun {
     } else {
       moe_ = workload::sample_moe(m);
     }
+    register_routing_figures(m);
     // Samples are cycled by position inside each stage, so stages of the same composition are identical
     // and their passes are simulated once.
     for (const auto& stage : stages_) {
@@ -173,6 +182,26 @@ class StepRun {
       for (int b : stage.blocks) {
         if (model::has_expert_dispatch(blocks_[static_cast<std::size_t>(b)])) moe_layers_[b] = moe_.layers[i++ % moe_.layers.size()];
       }
+    }
+  }
+
+  // The synthetic router's settings and the batch the expert load was counted from: they shape the traffic
+  // matrices and the per-GPU load. Listed exactly (no range): the band's runs share one routing sample.
+  void register_routing_figures(const workload::MoeSamplingSpec& m) {
+    using core::SourceKind;
+    const routing::RouterConfig router;
+    const std::string src = "synthetic router (model/routing/synthetic_router.hpp), assumption: ";
+    prov_.add_exact("router.popularity_sigma", m.balanced ? 0.0 : router.popularity_sigma, "logit", SourceKind::assumption,
+                    src + "std of the per-expert logit offsets (initial imbalance; 0 for a uniform load)");
+    prov_.add_exact("router.topic_spread", m.balanced ? 0.0 : router.topic_spread, "logit", SourceKind::assumption,
+                    src + "std of the topic centroids (token correlation; 0 for a uniform load)");
+    prov_.add_exact("router.token_noise", router.token_noise, "logit", SourceKind::assumption,
+                    src + "std of a token's features around its topic centroid");
+    prov_.add_exact("router.routing_samples", m.distinct_samples, "count", SourceKind::assumption,
+                    "distinct routing samples cycled over the MoE layers (workload::MoeSamplingSpec)");
+    if (moe_.sample_tokens_per_step > 0) {
+      prov_.add_exact("balancer.sample_tokens_per_step", moe_.sample_tokens_per_step, "tokens", SourceKind::assumption,
+                      "tokens per step the balancer state's per-expert loads were counted from (" + moe_.load_source + ")");
     }
   }
 

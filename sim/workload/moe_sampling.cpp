@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "model/balancing/balancer_state.hpp"
+#include "model/balancing/load_stats.hpp"
 #include "model/routing/synthetic_router.hpp"
 #include "core/rng.hpp"
 
@@ -127,6 +128,10 @@ MoeSample sample_moe(const MoeSamplingSpec& spec) {
                                                 static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   }
   out.load_source = load.source;
+  out.sample_tokens_per_step = load.sample_tokens;
+  if (load.sample_tokens > 0) {
+    out.gpu_noise_floor = balancing::maxvio_noise_floor(load.sample_tokens * spec.top_k, ep, 1);
+  }
 
   const double per_copy = static_cast<double>(spec.width);
   const double scale = spec.tokens_per_gpu / spec.sample_tokens;

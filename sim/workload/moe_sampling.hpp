@@ -49,6 +49,12 @@ struct MoeSample {
   double distinct_gpus_per_token = 0;   // mean over samples
   double distinct_nodes_per_token = 0;
   std::string load_source;
+  // The routed load per GPU comes from counts over a finite batch; even a perfectly balanced router shows
+  // max/mean > 1 on it. Expected max/mean - 1 of per-GPU token copies for that batch (closed form,
+  // balancing::maxvio_noise_floor with the batch's top-k copies spread over the EP group's GPUs), and the
+  // batch size; 0 when the load is exact (uniform).
+  double gpu_noise_floor = 0;
+  double sample_tokens_per_step = 0;
 };
 
 // Reads `expert_load.state` and checks it was written for this model's routing (experts and top-k);

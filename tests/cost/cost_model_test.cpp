@@ -122,9 +122,10 @@ TEST(CostModel, Bf16GemmKernelGenerationPicksItsMeasurement) {
   const double quantization = 4096.0 / 108 / 38;
   EXPECT_NEAR(cuda12.gemm_shape_efficiency(8192, 8192), quantization, 1e-12);
   const auto op = gemm(8192, 8192, 8192);
-  // CUDA 12.1 (MAMF): 267.9 TFLOP/s; CUDA 11: 230 TFLOP/s; both times the shape's quantization.
+  // CUDA 12.1 (MAMF): 267.9 TFLOP/s; CUDA 11.3 (Fire-Flyer SC24 artifact): 263 TFLOP/s; both times the
+  // shape's quantization.
   EXPECT_NEAR(cuda12.time(op).fwd, op.fwd_flops / (267.9e12 * quantization), 1e-12);
-  EXPECT_NEAR(cuda11.time(op).fwd, op.fwd_flops / (230e12 * quantization), 1e-12);
+  EXPECT_NEAR(cuda11.time(op).fwd, op.fwd_flops / (263e12 * quantization), 1e-12);
   // No CUDA 11 measurement for Hopper: an input error naming the key, not a silent fallback.
   try {
     const OpCostModel h800 = make(kH800, k3::cost::Precision::bf16, older);

@@ -12,19 +12,18 @@
 namespace k3::validate {
 namespace {
 
-// Issue 6 asks for 10% on DeepSeek-V3 and on every Megatron-LM row, and no constant may be fitted to these
-// figures. DeepSeek-V3: predicted 18.62 s against 19.926 s (-6.6%), with FP8 GEMM rates from DeepGEMM's
-// per-shape H800 table, the output head and gating in BF16 and the FP8 quantization kernels (all from kernel
-// measurements or the paper's description, none from the step time). Megatron-LM: every row within 5%
-// (-4.3% at 39B to +4.6% at 76B, mean |error| 2.3%), with the runs modelled as the authors' scripts ran
-// them (examples/sc21: NGC PyTorch 20.12, i.e. CUDA 11, so A100 GEMMs at a CUDA 11 matmul measurement, 230
-// of 312 TFLOP/s; unfused attention, SC21 section 4.2; FP16 gradients all-reduced as FP16; PyTorch DDP
-// overlapping that all-reduce up to 18.4B, Megatron's local DDP after the backward pass above; blocking
-// pipeline sends with the TP scatter/gather) on Selene's measured NVLink all-reduce bus bandwidth.
-// The mean bound is a regression guard on top of the issue's per-row 10%.
+// Issue 6 asked for 10% on DeepSeek-V3 and on every Megatron-LM row, with no constant fitted to these figures.
+// DeepSeek-V3: predicted 18.82 s against 19.926 s (-5.5%), with FP8 GEMM rates from DeepGEMM's per-shape H800
+// table (capped at its fastest row), the output head and gating in BF16 and the FP8 quantization kernels.
+// Megatron-LM: issue 6's 10% was reached (mean 2.3%) only after two constants were changed right after
+// looking at the error (A100 CUDA 11 GEMM 267.9 -> 230 TFLOP/s, Selene NVLink 300 -> 200 GB/s). Issue 16
+// re-derived both from sources chosen by their stack and setup, not by the error (263 TFLOP/s on CUDA 11.3;
+// 233 GB/s, the all-reduce plateau of two measured 8 x A100 tables), and the rows came out at +6.5% (39.1B)
+// to +16.8% (76.1B), mean +11.3%: issue 6's per-row 10% is not met. These bounds are regression guards
+// stated from those errors (20% a row, 14% mean), not targets; README "How far to trust it" says so.
 constexpr double kDeepSeekV3Bound = 0.10;
-constexpr double kMegatronBound = 0.10;
-constexpr double kMegatronMeanBound = 0.05;
+constexpr double kMegatronBound = 0.20;
+constexpr double kMegatronMeanBound = 0.14;
 // DeepEP normal kernels (dispatch and combine bottleneck bandwidth of the collective model alone). No issue
 // set a bound; these are regression guards stated from the errors as they came out when the test was
 // written (issue 16: NVLink EP8 +15.7..+19.4%, RDMA EP16-64 -11.6..-35.3%, mean |error| 22.4%): a row
