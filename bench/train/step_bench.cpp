@@ -4,11 +4,13 @@
 // (`k3sim run -j 1`), so the figures compare across machines with different core counts.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "model/model_spec.hpp"
 #include "sim/input/scenario_inputs.hpp"
+#include "sim/train/step_band.hpp"
 #include "sim/train/step_simulator.hpp"
 #include "topologies/topology.hpp"
 
@@ -60,6 +62,35 @@ void BM_K3StepAnalyticalByMicrobatches(benchmark::State& state) {
 }
 BENCHMARK(BM_K3StepAnalyticalByMicrobatches)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->ArgNames({"quarter_batches"})
     ->Unit(benchmark::kSecond)->Iterations(1);
+
+// Issue 16: the uncertainty band with the default 64 samples (and its tornado) must cost at most 10x a plain
+// run. Both are timed in the same iteration on all hardware threads, as `k3sim run` runs them; the counter
+// band_over_plain is that ratio (the band's extra time over the plain run's), measured in one run so that
+// machine noise cancels.
+void BM_K3StepBandOverPlain(benchmark::State& state) {
+  const std::string network = state.range(0) == 0 ? "analytical" : "flow";
+  const auto in = input::load_scenario_inputs(kScenario, {"network=" + network}, "");
+  train::StepOptions opt;
+  opt.trace = false;
+  double plain_s = 0, band_s = 0, runs = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = train::simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
+    const auto t1 = std::chrono::steady_clock::now();
+    train::BandOptions band_options;
+    band_options.seed = in.scenario.seed;
+    const auto band = train::simulate_step_band(in.scenario, in.model, *in.topology, in.profile_or_null(), r, band_options);
+    const auto t2 = std::chrono::steady_clock::now();
+    plain_s = std::chrono::duration<double>(t1 - t0).count();
+    band_s = std::chrono::duration<double>(t2 - t1).count();
+    runs = band.runs;
+  }
+  state.counters["plain_s"] = plain_s;
+  state.counters["band_s"] = band_s;
+  state.counters["band_over_plain"] = band_s / plain_s;
+  state.counters["band_runs"] = runs;
+}
+BENCHMARK(BM_K3StepBandOverPlain)->Arg(0)->Arg(1)->ArgNames({"flow"})->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace
 
