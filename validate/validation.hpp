@@ -1,10 +1,12 @@
 #pragma once
-// `k3sim validate`: the simulator against published measurements (../shared/validation/*.csv), none of
-// which was used to set a constant of the simulator:
+// `k3sim validate`: the simulator against published measurements (../shared/validation/*.csv). Some
+// constants were once set right after looking at these errors; README "How far to trust it" lists them and
+// what they were re-derived from:
 //   - DeepSeek-V3 pre-training on 2,048 H800: step time (scenarios/deepseek-v3-h800-2048.yaml);
 //   - Megatron-LM SC21 Table 1: TFLOP/s per GPU of ten GPT models on A100 Selene, counted with the
 //     paper's own FLOP formula;
 //   - DeepEP normal kernels: dispatch and combine bottleneck bandwidth of the collective model alone.
+// Each case also gets its uncertainty band (sim/train/step_band.hpp) and whether the published value lies in it.
 #include <nlohmann/json.hpp>
 
 #include <string>

@@ -133,6 +133,9 @@ Assumption split_assumption(const std::string& text) {
   // A short "topic: detail" head becomes the name.
   if (const auto head = what.find(": "); head != std::string::npos && head <= 24)
     return {what.substr(0, head), what.substr(head + 2), source};
+  // A provenance entry, "id = value (range, kind)" (core::describe): the id is the name.
+  if (const auto eq = what.find(" = "); eq != std::string::npos && what.find(' ') == eq)
+    return {what.substr(0, eq), what.substr(eq + 3), source};
   return {what, "", source};
 }
 

@@ -112,6 +112,11 @@ TEST(StepSection, AssumptionsSplitIntoWhatAndSource) {
   const auto d = reports::split_assumption("FP8 GEMM efficiency 78.3%: DeepGEMM README: 1550 TFLOP/s (2025)");
   EXPECT_EQ(d.name, "FP8 GEMM efficiency 78.3%");
   EXPECT_EQ(d.source, "DeepGEMM README: 1550 TFLOP/s (2025)");
+  // A provenance entry (core::describe): id, value with range and kind, source.
+  const auto e = reports::split_assumption("hbm.efficiency = 0.9 (range 0.8 .. 0.93, assumption): copies reach 90%");
+  EXPECT_EQ(e.name, "hbm.efficiency");
+  EXPECT_EQ(e.value, "0.9 (range 0.8 .. 0.93, assumption)");
+  EXPECT_EQ(e.source, "copies reach 90%");
   const auto c = reports::split_assumption("one EP group is simulated per stage");
   EXPECT_EQ(c.name, "one EP group is simulated per stage");
   EXPECT_EQ(c.source, "k3sim model");
