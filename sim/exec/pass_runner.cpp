@@ -103,31 +103,37 @@ bool PassRunner::overlaps_collectives(const workload::PassProgram& program) cons
   return false;
 }
 
-const SoloRun* SoloCollectiveMemo::find(const Key& key) const {
+const SoloRun* SoloCollectiveMemo::find(const Head& head, std::span<const parallel::GpuIndex> gpus) const {
   const std::lock_guard lock(mutex_);
-  const auto it = runs_.find(key);
-  return it == runs_.end() ? nullptr : &it->second;
+  const auto by_head = runs_.find(head);
+  if (by_head == runs_.end()) return nullptr;
+  const auto it = by_head->second.find(gpus);
+  return it == by_head->second.end() ? nullptr : &it->second;
 }
 
-const SoloRun& SoloCollectiveMemo::insert(Key key, const SoloRun& run) {
+const SoloRun& SoloCollectiveMemo::insert(const Head& head, std::span<const parallel::GpuIndex> gpus,
+                                          const SoloRun& run) {
   const std::lock_guard lock(mutex_);
-  return runs_.emplace(std::move(key), run).first->second;
+  auto& by_gpus = runs_[head];
+  if (const auto it = by_gpus.find(gpus); it != by_gpus.end()) return it->second;
+  return by_gpus.emplace(std::vector<parallel::GpuIndex>(gpus.begin(), gpus.end()), run).first->second;
 }
 
 const SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
-  SoloCollectiveMemo::Key key{config_.network, {}, static_cast<int>(call.kind), call.matrix.get(),
-                              call.bytes_per_rank, call.gpus};
+  SoloCollectiveMemo::Head head{config_.network, {}, static_cast<int>(call.kind), call.matrix.get(),
+                                call.bytes_per_rank};
   for (int c = 0; c < topo::kLinkClassCount; ++c) {
-    key.link_figures[static_cast<std::size_t>(c)] = config_.efficiency.by_class[static_cast<std::size_t>(c)];
-    key.link_figures[static_cast<std::size_t>(topo::kLinkClassCount + c)] =
+    head.link_figures[static_cast<std::size_t>(c)] = config_.efficiency.by_class[static_cast<std::size_t>(c)];
+    head.link_figures[static_cast<std::size_t>(topo::kLinkClassCount + c)] =
         config_.efficiency.latency_scale[static_cast<std::size_t>(c)];
   }
-  if (const auto* hit = config_.solo_memo->find(key)) return *hit;
+  const std::span<const parallel::GpuIndex> gpus(call.gpus.data(), call.gpus.size());
+  if (const auto* hit = config_.solo_memo->find(head, gpus)) return *hit;
   // Simulated outside the lock; two threads asking for the same collective compute the same value and the
   // first to insert keeps it.
   SoloRun run;
   run.duration = core::SimTime::from_seconds(collective_time(spec_of(call), &run.bytes));
-  return config_.solo_memo->insert(std::move(key), run);
+  return config_.solo_memo->insert(head, gpus, run);
 }
 
 PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes* link_bytes) const {

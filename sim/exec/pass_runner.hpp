@@ -2,10 +2,12 @@
 // Runs PassPrograms on the cluster's network: each pass in a fresh simulator (passes of different stages
 // use disjoint GPUs and are combined by the pipeline executor), collectives expanded by the network
 // library's CollectiveEngine. Keeps the bytes each link class carried, for utilisation.
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <map>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "sim/net/collectives/collective_spec.hpp"
@@ -47,21 +49,29 @@ struct SoloRun {
 // Collective -> SoloRun, for one or several runners; thread-safe, and references stay valid (std::map).
 class SoloCollectiveMemo {
  public:
-  struct Key {
+  // What a collective alone depends on besides its GPUs: the network model and link figures (efficiencies,
+  // then latency scales), the kind, the traffic matrix and the bytes.
+  struct Head {
     const net::NetworkModelEntry* network;
-    std::array<double, 2 * topo::kLinkClassCount> link_figures;  // efficiencies, then latency scales
+    std::array<double, 2 * topo::kLinkClassCount> link_figures;
     int kind;
     const workload::TrafficMatrix* matrix;
     double bytes;
-    std::vector<parallel::GpuIndex> gpus;
-    auto operator<=>(const Key&) const = default;
+    auto operator<=>(const Head&) const = default;
   };
-  const SoloRun* find(const Key& key) const;
-  const SoloRun& insert(Key key, const SoloRun& run);  // the first insert of a key wins
+  // Looked up by head and a view of the GPUs, so that a hit allocates nothing.
+  const SoloRun* find(const Head& head, std::span<const parallel::GpuIndex> gpus) const;
+  const SoloRun& insert(const Head& head, std::span<const parallel::GpuIndex> gpus, const SoloRun& run);  // first wins
 
  private:
+  struct GpusLess {
+    using is_transparent = void;
+    bool operator()(std::span<const parallel::GpuIndex> a, std::span<const parallel::GpuIndex> b) const {
+      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+    }
+  };
   mutable std::mutex mutex_;
-  std::map<Key, SoloRun> runs_;
+  std::map<Head, std::map<std::vector<parallel::GpuIndex>, SoloRun, GpusLess>> runs_;
 };
 
 class PassRunner {

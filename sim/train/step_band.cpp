@@ -77,11 +77,22 @@ StepBand simulate_step_band(const StepSpec& spec, const model::ModelSpec& model,
   for (const auto& e : nominal.provenance) {
     if (e.has_range()) ranged.push_back(&e);
   }
-  // Every run: the hypercube samples, then each ranged entry at its low and its high end.
+  // Every run: the hypercube samples, then each ranged entry at its low and its high end; an end that is the
+  // entry's own value (a datasheet link rate is the top of its range) is the reference run, not run again.
   auto runs = band_samples(nominal.provenance, options.samples, options.seed, options.network_draws);
+  std::vector<std::pair<std::size_t, std::size_t>> ends;  // run index of each entry's low and high end
+  constexpr std::size_t kReference = static_cast<std::size_t>(-1);
   for (const auto* e : ranged) {
-    runs.push_back({{e->id, e->low}});
-    runs.push_back({{e->id, e->high}});
+    std::pair<std::size_t, std::size_t> at{kReference, kReference};
+    if (e->low != e->nominal) {
+      at.first = runs.size();
+      runs.push_back({{e->id, e->low}});
+    }
+    if (e->high != e->nominal) {
+      at.second = runs.size();
+      runs.push_back({{e->id, e->high}});
+    }
+    ends.push_back(at);
   }
   StepSpec base = spec;
   const bool substitute = spec.network->models_contention;
@@ -127,9 +138,9 @@ StepBand simulate_step_band(const StepSpec& spec, const model::ModelSpec& model,
   band.tokens_per_s = quantiles(tokens);
   band.mfu = quantiles(mfu);
   band.memory_bytes_per_gpu = quantiles(mem);
+  const auto at = [&](std::size_t i) { return i == kReference ? nominal.step_time_s : step_s[i]; };
   for (std::size_t k = 0; k < ranged.size(); ++k) {
-    const std::size_t lo = static_cast<std::size_t>(options.samples) + 2 * k;
-    band.sensitivity.push_back({*ranged[k], step_s[lo], step_s[lo + 1]});
+    band.sensitivity.push_back({*ranged[k], at(ends[k].first), at(ends[k].second)});
   }
   std::stable_sort(band.sensitivity.begin(), band.sensitivity.end(),
                    [](const Sensitivity& a, const Sensitivity& b) { return std::abs(a.swing_s()) > std::abs(b.swing_s()); });
