@@ -1,6 +1,7 @@
 // The cost model's FP8 GEMM rates, precisions and quantization kernels, each expected value derived by
 // hand from the DeepGEMM table (sim/cost/fp8_gemm_rates.cpp) and the tile/wave rule.
 #include "sim/cost/cost_model.hpp"
+#include "tests/cost/gemm_op.hpp"
 #include "core/error.hpp"
 
 #include <gtest/gtest.h>
@@ -20,14 +21,7 @@ OpCostModel make(const DeviceModel& d, Precision p, KernelChoice k = {}) {
   return OpCostModel(d, nullptr, p, k, prov);
 }
 
-k3::model::Op gemm(double m, double n, double k) {
-  k3::model::Op op;
-  op.name = "proj";
-  op.kind = k3::model::OpKind::DenseGemm;
-  op.shape = k3::model::GemmShape{m, n, k};
-  op.fwd_flops = op.dgrad_flops = op.wgrad_flops = 2 * m * n * k;
-  return op;
-}
+k3::model::Op gemm(double m, double n, double k) { return k3::test::gemm_op(m, n, k); }
 
 }  // namespace
 

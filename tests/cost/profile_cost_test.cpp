@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "sim/cost/cost_model.hpp"
+#include "tests/cost/gemm_op.hpp"
 #include "tests/support/run_k3sim.hpp"
 
 using namespace k3::cost;
@@ -29,14 +30,7 @@ CalibrationProfile h100_profile() {
   return p;
 }
 
-k3::model::Op gemm(double m, double n, double k) {
-  k3::model::Op op;
-  op.name = "proj";
-  op.kind = k3::model::OpKind::DenseGemm;
-  op.shape = k3::model::GemmShape{m, n, k};
-  op.fwd_flops = op.dgrad_flops = op.wgrad_flops = 2 * m * n * k;
-  return op;
-}
+k3::model::Op gemm(double m, double n, double k) { return k3::test::gemm_op(m, n, k); }
 
 }  // namespace
 
