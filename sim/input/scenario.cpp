@@ -187,7 +187,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     if (s.communication.node_limit < 0) c->at("node_limit").fail("must not be negative", "0 (off) or >= 1");
   }
   if (auto e = doc.find("expert_load")) {
-    e->allow_only({"kind", "balancer", "steps", "bins", "state"});
+    e->allow_only({"kind", "balancer", "steps", "bins", "tokens_per_rank", "state"});
     if (auto k = e->find("kind")) {
       s.expert_load.kind = enum_of<workload::ExpertLoadKind>(*k, {{"uniform", workload::ExpertLoadKind::uniform},
                                                          {"balancer", workload::ExpertLoadKind::balancer},
@@ -204,6 +204,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     }
     s.expert_load.steps = positive_int(*e, "steps", s.expert_load.steps);
     s.expert_load.bins = positive_int(*e, "bins", s.expert_load.bins);
+    s.expert_load.tokens_per_rank = positive_int(*e, "tokens_per_rank", s.expert_load.tokens_per_rank);
     if (s.expert_load.bins < 2) e->at("bins").fail("needs at least 2 bins", "an integer >= 2");
   }
   if (auto r = doc.find("recompute")) {

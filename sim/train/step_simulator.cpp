@@ -163,6 +163,7 @@ class StepRun {
     m.balanced = sc_.expert_load.kind == workload::ExpertLoadKind::uniform;
     m.balancer = sc_.expert_load.balancer;
     m.balancer_steps = sc_.expert_load.steps;
+    m.balancer_tokens_per_rank = sc_.expert_load.tokens_per_rank;
     m.bins = sc_.expert_load.bins;
     m.seed = sc_.seed;
     m.state = state_ ? &*state_ : nullptr;

@@ -124,6 +124,7 @@ MoeSample sample_moe(const MoeSamplingSpec& spec) {
     base.router.seed = spec.seed;
     base.balancer = balancing::parse_balancer(spec.balancer, "expert_load.balancer", spec.bins);
     base.placement = placement_spec;
+    base.tokens_per_rank = spec.balancer_tokens_per_rank;
     load = balancing::expert_load_after_balancing(base, spec.distinct_samples, spec.balancer_steps,
                                                 static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   }

@@ -35,6 +35,7 @@ struct MoeSamplingSpec {
   bool balanced = true;                   // true: every GPU gets exactly its share of routed rows
   std::string balancer = "qb-hist";       // else: the load after `balancer_steps` updates of this balancer
   int balancer_steps = 20;
+  int balancer_tokens_per_rank = 8192;    // the inline balancer's batch: 8 ranks of this many tokens per step
   int bins = 1000;
   const balancing::BalancerState* state = nullptr;  // when set, the load comes from it, not an inline balancer
   core::InputLocation state_at;                    // expert_load.state, for a state with too few samples

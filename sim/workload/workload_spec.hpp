@@ -31,6 +31,7 @@ struct ExpertLoadSpec {
   std::string balancer = "qb-hist";
   int steps = 20;
   int bins = 1000;
+  int tokens_per_rank = 8192;   // kind balancer: tokens per rank per step of the inline balancer (8 ranks)
   std::string state;            // kind state: a `k3sim balance --write-state` file, resolved against the scenario
   core::InputLocation state_at;  // where `expert_load.state` was given, for errors found when it is read
 };

@@ -36,7 +36,8 @@ const GoldenCase kCases[] = {
      "run scenarios/k3-448-h200-2048.yaml --set network=analytical --set expert_load.kind=uniform --samples 0 --json"},
     {"k3_ep16_flow_qb",
      "run scenarios/k3-h200-2048.yaml --set cluster.nodes=32 --set parallel.ep=16 --set communication.node_limit=2 "
-     "--set batch.global_batch_seqs=512 --set expert_load.kind=balancer --set expert_load.steps=2 --samples 8 --json"},
+     "--set batch.global_batch_seqs=512 --set expert_load.kind=balancer --set expert_load.steps=2 "
+     "--set expert_load.tokens_per_rank=1024 --samples 4 --json"},
 };
 
 // gtest prints the parameter in test listings (and so in ctest's names): the case name, not its bytes.

@@ -97,7 +97,7 @@ Case random_case(core::Rng& rng, int index) {
       "parallel: {{tp: {}, pp: {}, ep: {}, zero: {}, schedule: {}}}\n"
       "batch: {{seq_len: {}, global_batch_seqs: {}, micro_batch_seqs: {}}}\n"
       "communication: {{alltoall: {}}}\nnetwork: {}\n"
-      "expert_load: {{kind: {}, steps: 2, bins: 16}}\n",
+      "expert_load: {{kind: {}, steps: 2, bins: 16, tokens_per_rank: 1024}}\n",
       index, uniform_int(rng, 1, 1000), tp, pp, ep, pick(rng, {0, 1, 2, 3}), schedule, seq_len, global,
       micro, uniform_int(rng, 0, 1) ? "flat" : "deepep", uniform_int(rng, 0, 1) ? "flow" : "analytical",
       uniform_int(rng, 0, 1) ? "uniform" : "balancer");

@@ -57,7 +57,7 @@ int expect_keys_match(const std::string& path, const nlohmann::json& json) {
 
 TEST(CliReport, RunReportNumbersEqualItsJson) {
   const std::string path = std::string(K3SIM_BINARY_DIR) + "/cli_report_run.html";
-  const auto r = run_k3sim("run scenarios/deepseek-v3-h800-2048.yaml --samples 8 --json --report '" + path + "'");
+  const auto r = run_k3sim("run scenarios/deepseek-v3-h800-2048.yaml --samples 4 --json --report '" + path + "'");
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
   const int matched = expect_keys_match(path, json);

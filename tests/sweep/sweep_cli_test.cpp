@@ -127,15 +127,15 @@ TEST(SweepCli, MpiRanksGiveTheSameOutputsAsOneProcess) {
 }
 
 TEST(CompareCli, VariantsGetDeltasAgainstTheFirst) {
-  const auto j = run_json("compare scenarios/k3-vs-448-h200-2048.yaml --set network=analytical --samples 8 --json");
-  // The winner is the shorter plain step; it is checked against each of the 8 paired samples.
+  const auto j = run_json("compare scenarios/k3-vs-448-h200-2048.yaml --set network=analytical --samples 4 --json");
+  // The winner is the shorter plain step; it is checked against each of the 4 paired samples.
   const auto& w = j.at("winner");
   const double t0 = j.at("variants")[0].at("result").at("step_time_s").get<double>();
   const double t1 = j.at("variants")[1].at("result").at("step_time_s").get<double>();
   EXPECT_EQ(w.at("name"), t0 < t1 ? "k3" : "k3-448");
-  EXPECT_EQ(w.at("samples").get<int>(), 8);
-  EXPECT_LE(w.at("holds_in_samples").get<int>(), 8);
-  EXPECT_EQ(w.at("holds_across_band").get<bool>(), w.at("holds_in_samples").get<int>() == 8);
+  EXPECT_EQ(w.at("samples").get<int>(), 4);
+  EXPECT_LE(w.at("holds_in_samples").get<int>(), 4);
+  EXPECT_EQ(w.at("holds_across_band").get<bool>(), w.at("holds_in_samples").get<int>() == 4);
   ASSERT_EQ(j.at("variants").size(), 2u);
   EXPECT_EQ(j.at("baseline"), "k3");
   EXPECT_EQ(j.at("variants")[1].at("result").at("model"), "k3-448");

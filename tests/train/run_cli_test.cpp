@@ -77,15 +77,15 @@ TEST(RunCli, BadInputExitsTwoNamingTheKey) {
 
 TEST(RunCli, BalancerStateFileGivesTheInlineBalancersResult) {
   // K3 on 4 nodes, EP 16, 3 bias updates: once balanced inline, once from a state written by `balance` with
-  // the inline balancer's batch (8 ranks x 8192 tokens, no rank topic skew) and seed. Same loads, same step.
+  // the inline balancer's batch (8 ranks x 1024 tokens, no rank topic skew) and seed. Same loads, same step.
   const std::string state = std::string(K3SIM_BINARY_DIR) + "/state-k3-3.json";
-  const auto w = run_k3sim("balance --model k3 --balancer qb-hist --steps 3 --tokens-per-rank 8192 --rank-skew 0 "
+  const auto w = run_k3sim("balance --model k3 --balancer qb-hist --steps 3 --tokens-per-rank 1024 --rank-skew 0 "
                            "--layers 4 --seed 1 --write-state '" + state + "'");
   ASSERT_EQ(w.exit_status, 0) << w.err;
   const std::string base =
       "run scenarios/k3-h200-2048.yaml --set cluster.nodes=4 --set parallel.pp=2 --set parallel.ep=16 "
       "--set communication.node_limit=2 --set batch.global_batch_seqs=64 --set network=analytical "
-      "--set expert_load.steps=3 --samples 0 --json";
+      "--set expert_load.steps=3 --set expert_load.tokens_per_rank=1024 --samples 0 --json";
   const auto inline_run = run_k3sim(base + " --set expert_load.kind=balancer");
   const auto file_run = run_k3sim(base + " --set expert_load.kind=state --set expert_load.state='" + state + "'");
   ASSERT_EQ(inline_run.exit_status, 0) << inline_run.err;

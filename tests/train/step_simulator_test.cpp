@@ -58,7 +58,7 @@ TEST(StepSimulator, SameSeedSameResult) {
 
 TEST(StepSimulator, ThreadCountDoesNotChangeTheResult) {
   // Imbalanced load: every GPU of the EP group is simulated, the passes run on worker threads.
-  const std::string yaml = dsv3_small("expert_load: {kind: balancer, balancer: none, steps: 1}\n");
+  const std::string yaml = dsv3_small("expert_load: {kind: balancer, balancer: none, steps: 1, tokens_per_rank: 1024}\n");
   const auto one = k3::results::step_to_json(simulate(yaml, {}, 1)).dump();
   EXPECT_EQ(one, k3::results::step_to_json(simulate(yaml, {}, 2)).dump());
   EXPECT_EQ(one, k3::results::step_to_json(simulate(yaml, {}, 5)).dump());
@@ -68,7 +68,7 @@ TEST(StepSimulator, ImbalancedExpertLoadIsSlowerThanBalanced) {
   // Without a balancer the hottest GPU of each EP group gets several times its share of routed rows; the
   // all-to-all waits for it, so the step must take longer than with a perfectly balanced load.
   const auto balanced = simulate(dsv3_small("expert_load: {kind: uniform}\n"));
-  const auto skewed = simulate(dsv3_small("expert_load: {kind: balancer, balancer: none, steps: 1}\n"));
+  const auto skewed = simulate(dsv3_small("expert_load: {kind: balancer, balancer: none, steps: 1, tokens_per_rank: 1024}\n"));
   EXPECT_GT(skewed.step_time_s, balanced.step_time_s * 1.05);
 }
 
