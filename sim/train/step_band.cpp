@@ -83,6 +83,7 @@ StepBand simulate_step_band(const StepSpec& spec, const model::ModelSpec& model,
   std::vector<std::pair<std::size_t, std::size_t>> ends;  // run index of each entry's low and high end
   constexpr std::size_t kReference = static_cast<std::size_t>(-1);
   for (const auto* e : ranged) {
+    if (!options.sensitivity) break;
     std::pair<std::size_t, std::size_t> at{kReference, kReference};
     if (e->low != e->nominal) {
       at.first = runs.size();
@@ -139,7 +140,7 @@ StepBand simulate_step_band(const StepSpec& spec, const model::ModelSpec& model,
   band.mfu = quantiles(mfu);
   band.memory_bytes_per_gpu = quantiles(mem);
   const auto at = [&](std::size_t i) { return i == kReference ? nominal.step_time_s : step_s[i]; };
-  for (std::size_t k = 0; k < ranged.size(); ++k) {
+  for (std::size_t k = 0; k < ends.size(); ++k) {
     band.sensitivity.push_back({*ranged[k], at(ends[k].first), at(ends[k].second)});
   }
   std::stable_sort(band.sensitivity.begin(), band.sensitivity.end(),

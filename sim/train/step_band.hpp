@@ -33,6 +33,8 @@ struct BandOptions {
   std::uint64_t seed = 1;   // the scenario's seed by default
   int threads = 0;          // workers over the sample runs; 0: one per hardware thread
   int network_draws = 8;    // distinct draws of the link figures (a slice of the hypercube); <= samples
+  bool sensitivity = true;  // also the one-at-a-time ranking (two runs per ranged entry); compare and
+                            // validate read only the band
 };
 
 struct Quantiles {
