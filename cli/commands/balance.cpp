@@ -8,9 +8,9 @@
 #include <memory>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "core/threads.hpp"
 #include "model/balancing/balance_experiment.hpp"
 #include "model/balancing/balancer_state.hpp"
 #include "model/balancing/load_stats.hpp"
@@ -175,7 +175,7 @@ void attach_balance(CLI::App& command, int& exit_status) {
         configs.push_back(c);
       }
     }
-    const int threads = opt->threads > 0 ? opt->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = core::resolve_threads(opt->threads);
     if (!opt->write_state.empty()) {
       if (configs.size() != 1) {
         throw core::InputError({"--write-state", "", 0},

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include <memory>
-#include <thread>
 
+#include "core/threads.hpp"
 #include "sim/input/scenario_inputs.hpp"
 #include "reports/sections/sweep.hpp"
 #include "core/version.hpp"
@@ -80,7 +80,7 @@ int sweep(const SweepOptions& o) {
   }
 #endif
   if (results.empty()) {
-    const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int jobs = core::resolve_threads(o.jobs);
     sweep::Progress progress(points.size(), stderr, terminal);
     results = sweep::run_points(points, simulate, jobs, &progress);
   }

@@ -20,6 +20,12 @@ double newton_schulz_flops(double rows, double cols, int iterations) {
   return iterations * (4 * m * m * n + 2 * m * m * m);
 }
 
+// HBM bandwidth the step's own memory-bound work (optimizer, balancer histograms) runs at: datasheet x the
+// registered sustained fraction.
+double sustained_hbm(const AccountingInputs& in) {
+  return in.cost.device().hbm_bytes_per_s * in.cost.defaults().hbm.value;
+}
+
 // The router bias update of a balanced MoE run, once per MoE layer per step (issue 16): the balancer needs the
 // global view of the step's routing. QB-histogram (K3) builds per-rank histograms of B bins per expert from
 // the router scores (a memory-bound pass reading each token's n fp32 scores) and all-reduces the n x B
@@ -43,8 +49,7 @@ void add_balancer_cost(const AccountingInputs& in, const std::vector<int>& stage
   const double tokens_per_rank = in.microbatches * in.microbatch.tokens();
   const double bytes = balancer->allreduce_bytes_per_layer(experts, tokens_per_rank * L.dp);
   if (balancer->bins() > 0) {
-    const double hbm = in.cost.device().hbm_bytes_per_s * in.cost.defaults().hbm.value;
-    const double kernel = std::max(tokens_per_rank * experts * 4.0 / hbm, in.cost.defaults().min_kernel_s);
+    const double kernel = std::max(tokens_per_rank * experts * 4.0 / sustained_hbm(in), in.cost.defaults().min_kernel_s);
     d.balancer_kernel_s = moe_layers * kernel;
   }
   if (L.dp > 1 && bytes > 0) {
@@ -134,7 +139,7 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   // Optimizer update of this GPU's shard: memory-bound element-wise work, plus Newton-Schulz for Muon.
   const double dense_shard = params.dense / (zero ? L.dp : 1);
   const double routed_shard = params.routed / (zero ? expert_dp : 1);
-  const double hbm = in.cost.device().hbm_bytes_per_s * in.cost.defaults().hbm.value;
+  const double hbm = sustained_hbm(in);
   // AdamW reads fp32 master, two moments and the gradient (16 B) and writes master, moments and BF16
   // weights (14 B) per parameter; Muon keeps one moment (26 B).
   double ns_flops = 0;

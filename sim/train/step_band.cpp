@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <thread>
 
+#include "core/threads.hpp"
 #include "core/parallel_for.hpp"
 #include "core/rng.hpp"
 #include "sim/net/network_registry.hpp"
@@ -109,7 +109,7 @@ StepBand simulate_step_band(const StepSpec& spec, const model::ModelSpec& model,
   const double scale = nominal.step_time_s / reference.step_time_s;
   std::vector<double> step_s(runs.size());
   std::vector<double> memory(runs.size());
-  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = core::resolve_threads(options.threads);
   core::parallel_for(runs.size(), threads, [&](std::size_t i) {
     StepSpec s = base;
     s.assumption_overrides = runs[i];

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <thread>
 
+#include "core/threads.hpp"
 #include "model/routing/synthetic_router.hpp"
 #include "model/totals.hpp"
 #include "core/error.hpp"
@@ -60,7 +60,7 @@ class StepRun {
     stages_ = parallel::split_into_stages(blocks_, schedule_.stages(), sc_.source);
     prepare_moe(mb);
 
-    simulate_passes(opt_.threads > 0 ? opt_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    simulate_passes(core::resolve_threads(opt_.threads));
     parallel::PassCosts costs;
     costs.forward = [this](int r, int c) { return pass(r, c, workload::PassPart::forward).duration; };
     costs.backward = [this](int r, int c) { return pass(r, c, workload::PassPart::backward).duration; };

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <map>
-#include <thread>
 
+#include "core/threads.hpp"
 #include "model/balancing/balancer_state.hpp"
 #include "model/balancing/load_stats.hpp"
 #include "model/routing/synthetic_router.hpp"
@@ -126,7 +126,7 @@ MoeSample sample_moe(const MoeSamplingSpec& spec) {
     base.placement = placement_spec;
     base.tokens_per_rank = spec.balancer_tokens_per_rank;
     load = balancing::expert_load_after_balancing(base, spec.distinct_samples, spec.balancer_steps,
-                                                static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+                                                core::resolve_threads(0));
   }
   out.load_source = load.source;
   out.sample_tokens_per_step = load.sample_tokens;
