@@ -5,6 +5,9 @@
 //   GQA: 2 (K, V) x kv_heads x head_dim x 2 B per layer per token.
 //   KDA: no per-token cache; per sequence heads x d_k x d_v x 4 B (fp32 state) plus the short-conv state,
 //        (kernel - 1) x 3 x heads x head_dim x 2 B (the last kernel-1 inputs of the q, k, v convolutions).
+//   A sliding-window layer (window W) or chunked layer (chunk C) keeps at most W (C) tokens: its cache stops
+//   growing there, so it is counted per sequence, at that cap, beside the KDA state (GPT-OSS-120B: 18
+//   sliding layers x 128 tokens x 2 x 8 x 64 x 2 B = 4.5 MiB per sequence, whatever the context).
 // K3: 24 x 576 x 2 = 27,648 B per token; 69 x (6 MiB + 221,184 B) per sequence.
 #include <string>
 #include <vector>
@@ -15,13 +18,22 @@
 namespace k3::model {
 
 struct KvCache {
-  core::Bytes bytes_per_token = 0;           // all layers, BF16
-  core::Bytes state_bytes_per_sequence = 0;  // all KDA layers: recurrent + conv state
+  core::Bytes bytes_per_token = 0;           // layers whose cache grows with the context, BF16
+  // Fixed per sequence: KDA recurrent + conv state, and bounded (window / chunk) layers filled to their cap.
+  // context x bytes_per_token + this is exact once the context reaches the largest cap, an upper bound below.
+  core::Bytes state_bytes_per_sequence = 0;
   core::Bytes recurrent_state_bytes_per_sequence = 0;
   core::Bytes conv_state_bytes_per_sequence = 0;
   core::Bytes bytes_per_token_per_attention_layer = 0;  // one full-attention layer
-  int cache_layers = 0;                      // layers with a per-token cache
+  core::Bytes bounded_bytes_per_sequence = 0;  // bounded layers at their cap (part of state_bytes_per_sequence)
+  int cache_layers = 0;                      // layers with a per-token cache growing with the context
+  int bounded_layers = 0;                    // sliding-window or chunked layers
   int state_layers = 0;                      // layers with a per-sequence state
+  struct Bounded { core::Bytes bytes_per_token = 0; double max_tokens = 0; };
+  std::vector<Bounded> bounded;              // one per bounded layer
+
+  // Cache and state of one sequence at `context` tokens: a bounded layer holds min(context, cap) tokens.
+  core::Bytes bytes_per_sequence(double context) const;
 };
 
 KvCache kv_cache(const ModelSpec& spec, double cache_bytes_per_element = 2);

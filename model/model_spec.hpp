@@ -4,7 +4,8 @@
 // model/ops.hpp, model/totals.hpp, model/memory.hpp and model/kv_cache.hpp.
 //
 // Sources of a ModelSpec: a preset shipped in model/presets/<name>.yaml, any YAML file in that format, or a
-// Hugging Face config.json (deepseek_v3, kimi_k2, kimi_linear, kimi_k3, llama families). load_model()
+// Hugging Face config.json (deepseek_v3, kimi_k2, kimi_linear, kimi_k3, llama, qwen2_moe, qwen3_moe, mixtral,
+// gpt_oss, llama4, glm4_moe families). load_model()
 // picks by the argument; every bad value throws k3::core::InputError naming file, key, line and what is
 // allowed (the CLI turns that into exit status 2).
 #include <cstdint>
@@ -44,11 +45,17 @@ struct KdaDims {
   int chunk = 64;                                   // chunkwise-parallel training form (paper eq. 13-14)
 };
 
-// Grouped-query attention (MHA when kv_heads == heads, MQA when kv_heads == 1).
+// Grouped-query attention (MHA when kv_heads == heads, MQA when kv_heads == 1). heads x head_dim need not
+// equal the hidden size (Qwen3-235B: 64 x 128 = 8192 against hidden 4096).
 struct GqaDims {
   int heads = 0;
   int kv_heads = 0;
   int head_dim = 0;
+  bool qkv_bias = false;       // biases on the q, k and v projections (Qwen2, GPT-OSS, GLM-4.5)
+  bool o_bias = false;         // bias on the output projection (GPT-OSS)
+  bool qk_norm = false;        // per-head RMSNorm of q and k, one head_dim weight each (Qwen3, GLM-4.5)
+  bool sinks = false;          // one learned softmax sink logit per head (GPT-OSS)
+  double rope_fraction = 1.0;  // share of each head's dims that RoPE rotates (GLM-4.5: 0.5)
 };
 
 struct MoeSpec {
@@ -59,7 +66,9 @@ struct MoeSpec {
   int shared_expert_ffn = 0;  // intermediate width of one shared expert
   int latent_dim = 0;         // 0: routed experts work at full hidden size; else LatentMoE d -> latent -> d
   bool latent_norm = false;   // Stable LatentMoE: RMSNorm before the up-projection
-  bool router_bias = true;    // loss-free balancing bias (not trained by gradient)
+  bool router_bias = true;    // one bias per expert: loss-free balancing bias, or a trained router bias (GPT-OSS)
+  bool expert_bias = false;   // biases on each routed expert's up and down projections (GPT-OSS)
+  bool shared_expert_gate = false;  // sigmoid gate Linear(hidden, 1) on the shared experts' output (Qwen2-MoE)
   Activation activation = Activation::SwiGLU;
   // Width of the routed-expert input/output: latent_dim when set, else the hidden size.
   int expert_io_dim(int hidden) const { return latent_dim > 0 ? latent_dim : hidden; }
@@ -70,9 +79,15 @@ struct DenseFfn {
   Activation activation = Activation::SwiGLU;
 };
 
+// Softmax-attention layers may look at a bounded span: a sliding window (each query sees itself and the
+// window - 1 keys before it: GPT-OSS, Mistral) or fixed chunks (each query sees the keys of its own chunk
+// up to itself: Llama 4's chunked local attention). 0 = the whole causal prefix. KDA layers ignore both.
 struct LayerSpec {
   AttentionKind attention = AttentionKind::MLA;
   FfnKind ffn = FfnKind::Dense;
+  int window = 0;          // sliding-window size in tokens
+  int attention_chunk = 0; // chunk size in tokens
+  bool bounded() const { return window > 0 || attention_chunk > 0; }
 };
 
 // What the publisher counted in its headline parameter figures (model-params.csv), so a comparison uses
@@ -81,6 +96,9 @@ struct PublishedCounts {
   double total_params = 0;      // 0 when none published
   double activated_params = 0;
   bool count_includes_mtp = false;
+  // Whether the activated figure counts the input embedding table (Mistral's 12.9B and Qwen's 22B do;
+  // k3sim's activated_params never does, DeepSeek's, Moonshot's and OpenAI's figures do not).
+  bool activated_includes_embedding = false;
   std::string source;
 };
 
@@ -101,6 +119,9 @@ struct ModelSpec {
   int attn_res_block_size = 0;    // AttnRes (Attention Residuals) block size in layers; 0 = plain residual
   std::int64_t max_context = 0;   // tokens
   PublishedCounts published;
+  // config.json keys that were present and accepted without changing the model (tokenizer ids, RoPE
+  // scaling, dropout, router loss coefficients, ...), in file order; empty for YAML presets.
+  std::vector<std::string> ignored_keys;
 
   int count_layers(AttentionKind a) const;
   int count_layers(FfnKind f) const;

@@ -1,6 +1,7 @@
 #include "model/ops.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace k3::model {
 
@@ -34,6 +35,16 @@ Op scale_routed(const Op& op, double f) {
   if (auto* e = std::get_if<ExpertGemmShape>(&o.shape)) e->tokens_per_expert *= f;
   if (auto* e = std::get_if<ElementwiseShape>(&o.shape)) e->elements *= f;
   return o;
+}
+
+double attention_pairs(double seq, bool causal, double window, double chunk) {
+  if (chunk > 0 && chunk < seq) {
+    const double full = std::floor(seq / chunk), rest = seq - full * chunk;
+    const double pairs = full * chunk * chunk + rest * rest;
+    return causal ? pairs / 2 : pairs;
+  }
+  if (window > 0 && window < seq) return causal ? seq * window - window * window / 2 : seq * window;
+  return causal ? seq * seq / 2 : seq * seq;
 }
 
 namespace {
@@ -93,6 +104,14 @@ class Builder {
     o.saved_bytes = saves_input ? elements * a_ : 0;
     return o;
   }
+  // A bias of `n` elements on a GEMM's output: parameters and weight bytes (its add is fused, no FLOPs).
+  Op with_bias(Op o, double n) const {
+    o.params += n;
+    o.activated_params += n;
+    o.weight_bytes += n * mb_.dtypes.weight_bytes;
+    o.read_bytes += n * mb_.dtypes.weight_bytes;
+    return o;
+  }
   double glu_matrices(Activation a) const { return a == Activation::GeLU ? 1 : 2; }
   double act_flops(Activation a) const { return a == Activation::GeLU ? kGeluFlopsPerElement : kGluFlopsPerElement; }
 
@@ -110,7 +129,7 @@ class Builder {
     ops.push_back(o);
   }
 
-  void mla(std::vector<Op>& ops) const {
+  void mla(std::vector<Op>& ops, const LayerSpec& l) const {
     const auto& m = s_.mla;
     const double d = s_.hidden, h = m.heads, qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
     if (m.q_lora_rank > 0) {
@@ -124,7 +143,7 @@ class Builder {
     ops.push_back(norm("kv_a_norm", m.kv_lora_rank));
     ops.push_back(gemm("kv_b_proj", h * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank));
     if (m.rope) ops.push_back(elementwise("rope", T_ * (h + 1) * m.qk_rope_head_dim, 3, T_ * (h + 1) * m.qk_rope_head_dim, false));
-    ops.push_back(attention_core(AttentionKind::MLA, m.heads, m.heads, static_cast<int>(qk), m.v_head_dim));
+    ops.push_back(attention_core(AttentionKind::MLA, m.heads, m.heads, static_cast<int>(qk), m.v_head_dim, l));
     if (m.output_gate) {
       ops.push_back(gemm("g_proj", h * m.v_head_dim, d, false));
       ops.push_back(elementwise("output_gate", 2 * T_ * h * m.v_head_dim, 3, T_ * h * m.v_head_dim));
@@ -132,23 +151,37 @@ class Builder {
     ops.push_back(gemm("o_proj", d, h * m.v_head_dim));
   }
 
-  void gqa(std::vector<Op>& ops) const {
+  // Widths come from heads x head_dim, never from the hidden size: the two differ in Qwen3 and GPT-OSS.
+  void gqa(std::vector<Op>& ops, const LayerSpec& l) const {
     const auto& g = s_.gqa;
-    const double d = s_.hidden;
-    ops.push_back(gemm("qkv_proj", (g.heads + 2.0 * g.kv_heads) * g.head_dim, d));
-    ops.push_back(elementwise("rope", T_ * (g.heads + g.kv_heads) * g.head_dim, 3, T_ * (g.heads + g.kv_heads) * g.head_dim, false));
-    ops.push_back(attention_core(AttentionKind::GQA, g.heads, g.kv_heads, g.head_dim, g.head_dim));
-    ops.push_back(gemm("o_proj", d, static_cast<double>(g.heads) * g.head_dim));
+    const double d = s_.hidden, qkv = (g.heads + 2.0 * g.kv_heads) * g.head_dim;
+    Op proj = gemm("qkv_proj", qkv, d);
+    ops.push_back(g.qkv_bias ? with_bias(proj, qkv) : proj);
+    if (g.qk_norm) {  // one head_dim weight each, applied to every head
+      ops.push_back(norm("q_norm", g.head_dim, g.heads));
+      ops.push_back(norm("k_norm", g.head_dim, g.kv_heads));
+    }
+    const double rotated = T_ * (g.heads + g.kv_heads) * g.head_dim * g.rope_fraction;
+    ops.push_back(elementwise("rope", rotated, 3, rotated, false));
+    Op core = attention_core(AttentionKind::GQA, g.heads, g.kv_heads, g.head_dim, g.head_dim, l);
+    if (g.sinks) {  // one logit per head joins each softmax denominator: parameters, no GEMM work
+      core.params = core.activated_params = g.heads;
+      core.weight_bytes = g.heads * mb_.dtypes.weight_bytes;
+    }
+    ops.push_back(core);
+    Op o = gemm("o_proj", d, static_cast<double>(g.heads) * g.head_dim);
+    ops.push_back(g.o_bias ? with_bias(o, d) : o);
   }
 
-  Op attention_core(AttentionKind kind, int heads, int kv_heads, int qk, int v) const {
+  Op attention_core(AttentionKind kind, int heads, int kv_heads, int qk, int v, const LayerSpec& l) const {
     Op o;
     o.name = "attention_core";
     o.kind = OpKind::AttentionCore;
-    o.shape = AttentionShape{kind, heads, kv_heads, qk, v, mb_.seq, mb_.sequences, mb_.causal};
+    o.shape = AttentionShape{kind, heads, kv_heads, qk, v, mb_.seq, mb_.sequences, mb_.causal,
+                             static_cast<double>(l.window), static_cast<double>(l.attention_chunk)};
     o.model_flops = true;
     o.cheap_recompute = true;  // selective recomputation (Korthikanti et al. 2022) recomputes the core
-    const double pairs = mb_.sequences * mb_.seq * mb_.seq * (mb_.causal ? 0.5 : 1.0);
+    const double pairs = mb_.sequences * attention_pairs(mb_.seq, mb_.causal, l.window, l.attention_chunk);
     o.fwd_flops = 2.0 * heads * (qk + v) * pairs;
     o.dgrad_flops = 2 * o.fwd_flops;
     const double kv_elems = T_ * kv_heads * (qk + v);
@@ -244,14 +277,23 @@ class Builder {
       o.saved_bytes = routed_tokens * kk * mb_.dtypes.saved_linear_input_bytes;
       return o;
     };
-    Op up = expert("routed_up", mats * m.expert_ffn, io);
+    // Expert biases (GPT-OSS): n per expert, E of them owned, k of them used per token.
+    auto biased = [&](Op o, double n) {
+      if (!m.expert_bias) return o;
+      o.params += E * n;
+      o.activated_params += k * n;
+      o.weight_bytes += E * n * mb_.dtypes.weight_bytes;
+      o.read_bytes += E * n * mb_.dtypes.weight_bytes;
+      return o;
+    };
+    Op up = biased(expert("routed_up", mats * m.expert_ffn, io), mats * m.expert_ffn);
     up.input_arrives_fp8 = mb_.dtypes.dispatch_bytes < 2;
     ops.push_back(up);
     Op act = elementwise("routed_activation", routed_tokens * mats * m.expert_ffn, act_flops(m.activation),
                          routed_tokens * m.expert_ffn);
     act.routed = true;
     ops.push_back(act);
-    ops.push_back(expert("routed_down", io, m.expert_ffn));
+    ops.push_back(biased(expert("routed_down", io, m.expert_ffn), io));
     ops.push_back(comm("combine", io, mb_.dtypes.combine_bytes));
     Op sum = elementwise("weighted_sum", routed_tokens * io, 2, T_ * io, false);
     sum.routed = true;
@@ -265,6 +307,12 @@ class Builder {
       ops.push_back(gemm("shared_up", mats * w, d, false));
       ops.push_back(elementwise("shared_activation", T_ * mats * w, act_flops(m.activation), T_ * w));
       ops.push_back(gemm("shared_down", d, w));
+      if (m.shared_expert_gate) {  // Qwen2-MoE: sigmoid(x W_g) scales the shared output, W_g [1, d]
+        Op gate = gemm("shared_expert_gate", 1, d, false);
+        gate.muon_matrix = false;  // a vector, not a hidden matrix
+        ops.push_back(gate);
+        ops.push_back(elementwise("shared_gate_scale", T_ * d, 2, T_ * d, false));
+      }
     }
   }
 
@@ -285,8 +333,8 @@ class Builder {
     ops.push_back(norm("attention_norm", s_.hidden));
     switch (l.attention) {
       case AttentionKind::KDA: kda(ops); break;
-      case AttentionKind::MLA: mla(ops); break;
-      case AttentionKind::GQA: gqa(ops); break;
+      case AttentionKind::MLA: mla(ops, l); break;
+      case AttentionKind::GQA: gqa(ops, l); break;
     }
     attn_res(ops, index, "ffn");
     ops.push_back(norm("ffn_norm", s_.hidden));

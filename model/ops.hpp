@@ -7,6 +7,9 @@
 // - A multiply-add is 2 FLOPs. GEMM [m x k] * [k x n]: fwd 2mnk, dgrad 2mnk, wgrad 2mnk.
 // - Attention core counts QK^T and PV: fwd 2 * heads * (qk_dim + v_dim) * pairs, pairs = seq^2 / 2 per sequence
 //   when causal (half the score matrix, DeepSeek's convention), seq^2 when not. Backward = 2 x fwd, all dgrad.
+//   A sliding window W < seq: each query sees min(position, W) keys, pairs = seq W - W^2 / 2 (causal; the
+//   same continuous convention, equal to seq^2 / 2 at W = seq), seq W non-causal. Chunks of C tokens: each
+//   chunk is causal on its own, pairs = sum over chunks of len^2 / 2 (len^2 non-causal).
 // - KDA chunkwise scan (arXiv:2510.26692 eq. 13-14): fwd (6 d^2 + 3 C d + C^2) per head per token; bwd 2 x fwd.
 // - "model FLOPs" (model_flops = true) are GEMMs, router, attention core and KDA scan: what MFU counts.
 //   Elementwise ops, norms and embedding lookups carry their own small FLOPs with model_flops = false.
@@ -42,7 +45,11 @@ struct AttentionShape {
   int heads = 0, kv_heads = 0, qk_dim = 0, v_dim = 0;
   double seq = 0, sequences = 0;
   bool causal = true;
+  double window = 0;  // sliding window in tokens, 0 = none
+  double chunk = 0;   // attention chunk in tokens, 0 = none
 };
+// Query-key pairs of one sequence (see the conventions above).
+double attention_pairs(double seq, bool causal, double window, double chunk);
 struct ScanShape { int heads = 0, d_k = 0, d_v = 0, chunk = 0; double tokens = 0; };
 struct ElementwiseShape { double elements = 0; double flops_per_element = 0; };
 struct CommShape {

@@ -3,13 +3,28 @@
 //   full_attention (mla | gqa), full_attention_layers (1-based list; only with kda, the others are KDA),
 //   mla {heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, rope, output_gate},
 //   kda {heads, head_dim, short_conv_kernel, output_gate (full | low_rank), chunk},
-//   gqa {heads, kv_heads, head_dim (default hidden / heads)},
+//   gqa {heads, kv_heads, head_dim (default hidden / heads; heads x head_dim may differ from hidden),
+//        qkv_bias, o_bias (biases on the q/k/v and the output projections, default false),
+//        qk_norm (per-head RMSNorm of q and k, default false), sinks (one learned sink logit per head,
+//        default false), rope_fraction (share of head dims RoPE rotates, 0 < f <= 1, default 1)},
+//   sliding_window {size, layers | pattern}: softmax-attention layers that see only the last `size` tokens
+//        (causal window: a query at position p attends to min(p, size) keys; the KV cache of such a layer
+//        holds at most `size` tokens). `layers`: 1-based layer numbers; `pattern`: a list of sliding | full
+//        repeated from layer 1 ([sliding, full] alternates, layer 1 sliding); neither: every softmax layer,
+//   attention_chunk {size, layers | pattern}: chunked local attention (Llama 4): each query sees the keys of
+//        its own `size`-token chunk up to itself; pattern entries chunked | full,
 //   dense_ffn {intermediate, activation (swiglu | situ_glu | gelu)},
 //   moe {routed_experts, experts_per_token, shared_experts, expert_ffn, shared_expert_ffn, latent_dim,
-//        latent_norm, router_bias, activation},
+//        latent_norm, router_bias, activation, expert_bias (biases on each routed expert's up and down
+//        projections, default false), shared_expert_gate (sigmoid Linear(hidden, 1) gate on the shared
+//        experts, default false)},
 //   mtp_layers, attn_res_block_size, max_context,
-//   published {total_params, activated_params, count_includes_mtp, source}.
+//   published {total_params, activated_params, count_includes_mtp, activated_includes_embedding (whether the
+//        activated figure counts the input embedding table, default false), source}.
+#include <cstdint>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "model/model_spec.hpp"
 #include "model/spec_checks.hpp"
@@ -59,10 +74,46 @@ class Reader {
   std::map<std::string, core::InputLocation> where_;
 };
 
+// `sliding_window` / `attention_chunk`: the bound each layer gets (0 = none), from `size` and either a list
+// of 1-based `layers`, a repeating `pattern` of `word` | full, or neither (every softmax-attention layer).
+std::vector<int> read_bounds(const core::YamlValue& root, const std::string& key, const std::string& word,
+                             const std::vector<LayerSpec>& layers, Reader& r) {
+  std::vector<int> out(layers.size(), 0);
+  auto b = root.find(key);
+  if (!b) return out;
+  b->allow_only({"size", "layers", "pattern"});
+  const int size = r.positive(*b, "size", key + ".");
+  if (b->has("layers") && b->has("pattern")) b->at("pattern").fail("give layers or pattern, not both", "one of them");
+  const auto n = static_cast<std::int64_t>(layers.size());
+  std::vector<bool> on(layers.size(), !b->has("layers") && !b->has("pattern"));
+  if (auto list = b->find("layers")) {
+    for (const auto& item : list->items()) {
+      const auto idx = item.as_positive_int();
+      if (idx > n) item.fail("layer " + std::to_string(idx) + " is past the last layer", "1 to " + std::to_string(n));
+      if (layers[static_cast<std::size_t>(idx - 1)].attention == AttentionKind::KDA) {
+        item.fail("layer " + std::to_string(idx) + " is a KDA layer, which has no softmax attention to bound",
+                  "MLA or GQA layers");
+      }
+      on[static_cast<std::size_t>(idx - 1)] = true;
+    }
+  }
+  if (auto p = b->find("pattern")) {
+    std::vector<bool> unit;
+    for (const auto& item : p->items()) unit.push_back(item.as_enum({word, "full"}) == word);
+    if (unit.empty()) p->fail("empty pattern", "a list of " + word + " | full, repeated from layer 1");
+    for (std::size_t i = 0; i < on.size(); ++i) on[i] = unit[i % unit.size()];
+  }
+  for (std::size_t i = 0; i < on.size(); ++i) {
+    if (on[i] && layers[i].attention != AttentionKind::KDA) out[i] = size;
+  }
+  return out;
+}
+
 ModelSpec read(const core::YamlValue& root) {
   root.allow_only({"name", "source", "hidden", "vocab", "tie_word_embeddings", "layers", "first_k_dense_replace",
-                   "full_attention", "full_attention_layers", "mla", "kda", "gqa", "dense_ffn", "moe", "mtp_layers",
-                   "attn_res_block_size", "max_context", "published"});
+                   "full_attention", "full_attention_layers", "mla", "kda", "gqa", "sliding_window",
+                   "attention_chunk", "dense_ffn", "moe", "mtp_layers", "attn_res_block_size", "max_context",
+                   "published"});
   Reader r(root);
   ModelSpec s;
   s.name = root.at("name").as_string();
@@ -95,6 +146,12 @@ ModelSpec read(const core::YamlValue& root) {
     s.layers.push_back(l);
   }
   s.mtp_attention = full_kind;
+  const auto windows = read_bounds(root, "sliding_window", "sliding", s.layers, r);
+  const auto chunks = read_bounds(root, "attention_chunk", "chunked", s.layers, r);
+  for (std::size_t i = 0; i < s.layers.size(); ++i) {
+    s.layers[i].window = windows[i];
+    s.layers[i].attention_chunk = chunks[i];
+  }
 
   if (auto m = root.find("mla")) {
     m->allow_only({"heads", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
@@ -122,9 +179,17 @@ ModelSpec read(const core::YamlValue& root) {
     }
   }
   if (auto g = root.find("gqa")) {
-    g->allow_only({"heads", "kv_heads", "head_dim"});
+    g->allow_only({"heads", "kv_heads", "head_dim", "qkv_bias", "o_bias", "qk_norm", "sinks", "rope_fraction"});
     s.gqa.heads = r.positive(*g, "heads", "gqa.");
     s.gqa.kv_heads = r.positive(*g, "kv_heads", "gqa.");
+    s.gqa.qkv_bias = r.bool_or(*g, "qkv_bias", "gqa.", false);
+    s.gqa.o_bias = r.bool_or(*g, "o_bias", "gqa.", false);
+    s.gqa.qk_norm = r.bool_or(*g, "qk_norm", "gqa.", false);
+    s.gqa.sinks = r.bool_or(*g, "sinks", "gqa.", false);
+    if (auto f = g->find("rope_fraction")) {
+      r.note("gqa.rope_fraction", *f);
+      s.gqa.rope_fraction = f->as_positive();
+    }
     if (g->has("head_dim")) {
       s.gqa.head_dim = r.positive(*g, "head_dim", "gqa.");
     } else {
@@ -145,7 +210,7 @@ ModelSpec read(const core::YamlValue& root) {
   if (has_moe) {
     auto m = root.at("moe");
     m.allow_only({"routed_experts", "experts_per_token", "shared_experts", "expert_ffn", "shared_expert_ffn",
-                  "latent_dim", "latent_norm", "router_bias", "activation"});
+                  "latent_dim", "latent_norm", "router_bias", "activation", "expert_bias", "shared_expert_gate"});
     s.moe.routed_experts = r.positive(m, "routed_experts", "moe.");
     s.moe.experts_per_token = r.positive(m, "experts_per_token", "moe.");
     s.moe.shared_experts = r.non_negative_or(m, "shared_experts", "moe.", 0);
@@ -155,15 +220,18 @@ ModelSpec read(const core::YamlValue& root) {
     s.moe.latent_norm = r.bool_or(m, "latent_norm", "moe.", s.moe.latent_dim > 0);
     s.moe.router_bias = r.bool_or(m, "router_bias", "moe.", true);
     s.moe.activation = r.activation_or(m, "moe.", Activation::SwiGLU);
+    s.moe.expert_bias = r.bool_or(m, "expert_bias", "moe.", false);
+    s.moe.shared_expert_gate = r.bool_or(m, "shared_expert_gate", "moe.", false);
   }
   s.mtp_layers = r.non_negative_or(root, "mtp_layers", "", 0);
   s.attn_res_block_size = r.non_negative_or(root, "attn_res_block_size", "", 0);
   if (auto c = root.find("max_context")) s.max_context = static_cast<std::int64_t>(c->as_positive_int());
   if (auto p = root.find("published")) {
-    p->allow_only({"total_params", "activated_params", "count_includes_mtp", "source"});
+    p->allow_only({"total_params", "activated_params", "count_includes_mtp", "activated_includes_embedding", "source"});
     s.published.total_params = p->at("total_params").as_positive();
     s.published.activated_params = p->at("activated_params").as_positive();
     s.published.count_includes_mtp = p->bool_or("count_includes_mtp", false);
+    s.published.activated_includes_embedding = p->bool_or("activated_includes_embedding", false);
     s.published.source = p->at("source").as_string();
   }
   check_spec(s, [&](const std::string& key) { return r.where(key); });

@@ -51,6 +51,14 @@ void check_spec(const ModelSpec& s, const KeyLocator& where) {
                              fmt::format("a kv head count that divides {}", s.gqa.heads));
     }
     // A model without explicit head_dim derives it as hidden / heads; a given one need not divide.
+    if (!(s.gqa.rope_fraction > 0 && s.gqa.rope_fraction <= 1)) {
+      throw core::InputError(where("gqa.rope_fraction"), fmt::format("must be in (0, 1], got {}", s.gqa.rope_fraction),
+                             "a fraction of the head dims, 0 < f <= 1");
+    }
+  }
+  for (std::size_t i = 0; i < s.layers.size(); ++i) {
+    if (s.layers[i].window < 0) positive(where, "sliding_window.size", s.layers[i].window);
+    if (s.layers[i].attention_chunk < 0) positive(where, "attention_chunk.size", s.layers[i].attention_chunk);
   }
   if (s.count_layers(FfnKind::Dense) > 0) positive(where, "dense_ffn.intermediate", s.dense_ffn.intermediate);
   if (s.has_moe()) {

@@ -8,7 +8,8 @@ using namespace k3::model;
 
 TEST(Presets, AllShippedPresetsLoad) {
   const auto names = preset_names();
-  const std::vector<std::string> expected{"deepseek-v3", "k3", "k3-448", "kimi-k2", "kimi-linear-48b-a3b", "llama3-405b"};
+  const std::vector<std::string> expected{"deepseek-v3", "k3", "k3-448", "kimi-k2", "kimi-linear-48b-a3b", "llama3-405b",
+                                          "qwen3-235b-a22b"};
   EXPECT_EQ(names, expected);
   for (const auto& n : names) EXPECT_EQ(load_model(n).name, n);
 }
