@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "model/spec_checks.hpp"
@@ -19,6 +20,157 @@ namespace k3::model {
 namespace {
 
 using nlohmann::json;
+using KeySet = std::set<std::string>;
+
+// A bound on the layer count so that a corrupt file cannot ask for billions of layers.
+constexpr long long kMaxLayers = 100000;
+
+// Keys of published configs that change neither shapes, FLOPs nor memory as k3sim models them, in any
+// family: tokenizer and special-token ids, dtypes, library versions, RoPE base and scaling (the rotation
+// costs the same), norm epsilons, init ranges, dropout, router loss coefficients and routing rules
+// (softmax or sigmoid, grouping, normalisation, scaling: the same top-k GEMM work), quantisation of the
+// stored checkpoint (k3sim chooses the training precision), GPT-OSS's SwiGLU clamp limit, Llama 4's
+// attention temperature tuning and its image token ids, and the vision tower (not counted: k3sim trains
+// the text model).
+const KeySet& metadata_keys() {
+  static const KeySet s{
+      "architectures", "auto_map", "bos_token_id", "eos_token_id", "pad_token_id", "bos_token", "eos_token",
+      "torch_dtype", "dtype", "transformers_version", "_name_or_path", "_attn_implementation_autoset",
+      "rope_theta", "rope_scaling", "rope_parameters", "rms_norm_eps", "initializer_range", "use_cache",
+      "attention_dropout", "quantization_config", "aux_loss_alpha", "router_aux_loss_coef", "output_router_logits",
+      "router_jitter_noise", "ep_size", "n_group", "topk_group", "topk_method", "norm_topk_prob",
+      "routed_scaling_factor", "scoring_func", "seq_aux", "pretraining_tp", "num_expert_group", "use_grouped_topk",
+      "moe_router_activation_func", "moe_renormalize", "swiglu_limit", "initial_context_length",
+      "attn_temperature_tuning", "attn_scale", "floor_scale", "cache_implementation", "for_llm_compressor",
+      "boi_token_index", "eoi_token_index", "image_token_index", "vision_config"};
+  return s;
+}
+
+// Reads one JSON object (the root, or Llama 4's text_config) of a config.json, locating keys in the text.
+class Config {
+ public:
+  Config(const std::string& text, std::string file) : text_(text), file_(std::move(file)) {
+    root_ = core::parse_json_text(text, file_, "a JSON object");
+    if (!root_.is_object()) throw core::InputError({file_, "", 1}, "expected a JSON object", "a config.json object");
+    scope_ = &root_;
+  }
+
+  // Reads from a nested object from now on (keys are then looked up after its position in the text).
+  void enter(const std::string& key) {
+    const json* v = find(key);
+    if (!v || !v->is_object()) throw core::InputError(where(key), v ? "expected an object" : "required key is missing",
+                                                      "a JSON object holding the text model");
+    scope_pos_ = text_.find("\"" + key + "\"", scope_pos_);
+    prefix_ += key + ".";
+    scope_ = v;
+  }
+  const json& scope() const { return *scope_; }
+  const json& root() const { return root_; }
+  const std::string& prefix() const { return prefix_; }
+  const std::string& file() const { return file_; }
+
+  // Line of the first occurrence of "key": at or after the current scope (0 when it does not appear).
+  int line_of(const std::string& key) const {
+    const auto pos = text_.find("\"" + key + "\"", scope_pos_ == std::string::npos ? 0 : scope_pos_);
+    if (pos == std::string::npos) return 0;
+    return 1 + static_cast<int>(std::count(text_.begin(), text_.begin() + static_cast<long>(pos), '\n'));
+  }
+  core::InputLocation where(const std::string& key) const { return {file_, prefix_ + key, line_of(key)}; }
+
+  const json* find(const std::string& key) const { return find_in(*scope_, key); }
+  static const json* find_in(const json& obj, const std::string& key) {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+  long long integer(const std::string& key) const { return integer_in(*scope_, key); }
+  long long integer_in(const json& obj, const std::string& key) const {
+    const json* v = find_in(obj, key);
+    if (!v) throw core::InputError(where(key), "required key is missing", "an integer");
+    if (!v->is_number_integer()) throw core::InputError(where(key), "expected an integer, got " + v->dump(), "an integer");
+    return v->get<long long>();
+  }
+  long long integer_or(const std::string& key, long long fallback) const {
+    return find(key) ? integer(key) : fallback;
+  }
+  // The first of several spellings used by different families; fallback when none is present.
+  long long integer_any(std::initializer_list<const char*> keys, std::optional<long long> fallback = {}) const {
+    for (const char* k : keys) if (find(k)) return integer(k);
+    if (fallback) return *fallback;
+    throw core::InputError(where(*keys.begin()), "required key is missing",
+                           core::join_allowed(std::vector<std::string>(keys.begin(), keys.end())));
+  }
+  double number_or(const std::string& key, double fallback) const {
+    const json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_number()) throw core::InputError(where(key), "expected a number, got " + v->dump(), "a number");
+    return v->get<double>();
+  }
+  bool boolean_or(const std::string& key, bool fallback) const {
+    const json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_boolean()) throw core::InputError(where(key), "expected true or false, got " + v->dump(), "true or false");
+    return v->get<bool>();
+  }
+  // A key whose only modelled value is false (its true adds something k3sim does not count).
+  void require_false(const std::string& key, const std::string& why) const {
+    if (boolean_or(key, false)) throw core::InputError(where(key), "true is not modelled: " + why, "false or absent");
+  }
+  // Layer indices; `one_based` says how the file numbers them. Returned 0-based, checked against n_layers.
+  std::vector<long long> layer_list_in(const json& obj, const std::string& key, long long n_layers, bool one_based) const {
+    const std::string allowed = fmt::format("a list of {} layer numbers {} to {}", one_based ? "1-based" : "0-based",
+                                            one_based ? 1 : 0, one_based ? n_layers : n_layers - 1);
+    const json* v = find_in(obj, key);
+    if (!v) throw core::InputError(where(key), "required key is missing", allowed);
+    if (!v->is_array()) throw core::InputError(where(key), "expected a list", allowed);
+    std::vector<long long> out;
+    for (const auto& e : *v) {
+      if (!e.is_number_integer()) throw core::InputError(where(key), "expected integers, got " + e.dump(), allowed);
+      const long long i = e.get<long long>() - (one_based ? 1 : 0);
+      if (i < 0 || i >= n_layers) throw core::InputError(where(key), fmt::format("layer {} is outside the model", e.dump()), allowed);
+      out.push_back(i);
+    }
+    return out;
+  }
+  std::vector<long long> layer_list(const std::string& key, long long n_layers, bool one_based) const {
+    return layer_list_in(*scope_, key, n_layers, one_based);
+  }
+  // One string per layer (GPT-OSS layer_types), each one of `allowed`.
+  std::vector<std::string> string_per_layer(const std::string& key, long long n_layers, const std::vector<std::string>& allowed) const {
+    const json* v = find(key);
+    const std::string what = fmt::format("a list of {} entries, each {}", n_layers, core::join_allowed(allowed));
+    if (!v || !v->is_array()) throw core::InputError(where(key), v ? "expected a list" : "required key is missing", what);
+    if (static_cast<long long>(v->size()) != n_layers) {
+      throw core::InputError(where(key), fmt::format("{} entries for {} layers", v->size(), n_layers), what);
+    }
+    std::vector<std::string> out;
+    for (const auto& e : *v) {
+      if (!e.is_string() || std::find(allowed.begin(), allowed.end(), e.get<std::string>()) == allowed.end()) {
+        throw core::InputError(where(key), "unknown layer type " + e.dump(), what);
+      }
+      out.push_back(e.get<std::string>());
+    }
+    return out;
+  }
+
+ private:
+  const std::string& text_;
+  std::string file_;
+  json root_;
+  const json* scope_ = nullptr;
+  std::size_t scope_pos_ = 0;
+  std::string prefix_;
+};
+
+Activation activation_of(const Config& c) {
+  const json* v = c.find("hidden_act");
+  if (!v) return Activation::SwiGLU;
+  const auto name = v->is_string() ? v->get<std::string>() : v->dump();
+  if (name == "silu" || name == "swiglu") return Activation::SwiGLU;
+  if (name == "situ" || name == "situ_glu") return Activation::SiTUGLU;
+  if (name == "gelu" || name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::GeLU;
+  throw core::InputError(c.where("hidden_act"), "unknown activation " + v->dump(), "silu, situ or gelu");
+}
 
 // Canonical (YAML) key -> config.json key, for error locations raised by check_spec.
 const std::map<std::string, std::string>& json_names() {
@@ -29,224 +181,394 @@ const std::map<std::string, std::string>& json_names() {
       {"mla.v_head_dim", "v_head_dim"}, {"kda.heads", "num_heads"}, {"kda.head_dim", "head_dim"},
       {"kda.short_conv_kernel", "short_conv_kernel_size"}, {"gqa.heads", "num_attention_heads"},
       {"gqa.kv_heads", "num_key_value_heads"}, {"gqa.head_dim", "head_dim"},
-      {"dense_ffn.intermediate", "intermediate_size"}, {"moe.routed_experts", "n_routed_experts"},
-      {"moe.experts_per_token", "num_experts_per_tok"}, {"moe.shared_experts", "n_shared_experts"},
-      {"moe.expert_ffn", "moe_intermediate_size"}, {"moe.shared_expert_ffn", "moe_intermediate_size"},
-      {"moe.latent_dim", "routed_expert_hidden_size"}, {"mtp_layers", "num_nextn_predict_layers"},
-      {"attn_res_block_size", "attn_res_block_size"}};
+      {"gqa.rope_fraction", "partial_rotary_factor"}, {"dense_ffn.intermediate", "intermediate_size"},
+      {"moe.routed_experts", "n_routed_experts"}, {"moe.experts_per_token", "num_experts_per_tok"},
+      {"moe.shared_experts", "n_shared_experts"}, {"moe.expert_ffn", "moe_intermediate_size"},
+      {"moe.shared_expert_ffn", "moe_intermediate_size"}, {"moe.latent_dim", "routed_expert_hidden_size"},
+      {"mtp_layers", "num_nextn_predict_layers"}, {"attn_res_block_size", "attn_res_block_size"},
+      {"sliding_window.size", "sliding_window"}, {"attention_chunk.size", "attention_chunk_size"}};
   return m;
 }
 
-// Keys that exist in published configs but do not change shapes, FLOPs or memory.
-const std::set<std::string>& ignored_keys() {
-  static const std::set<std::string> s{
-      "architectures", "auto_map", "bos_token_id", "eos_token_id", "pad_token_id", "torch_dtype", "dtype",
-      "transformers_version", "rope_theta", "rope_scaling", "rms_norm_eps", "initializer_range", "use_cache",
-      "attention_bias", "attention_dropout", "quantization_config", "aux_loss_alpha", "ep_size", "moe_layer_freq",
-      "n_group", "topk_group", "topk_method", "norm_topk_prob", "routed_scaling_factor", "scoring_func", "seq_aux",
-      "pretraining_tp", "mlp_bias", "num_expert_group", "use_grouped_topk", "moe_router_activation_func",
-      "moe_renormalize", "mla_use_nope", "tie_word_embeddings", "hidden_act", "max_position_embeddings",
-      "model_type", "first_k_dense_replace", "num_key_value_heads", "head_dim", "kv_lora_rank", "q_lora_rank",
-      "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "mla_use_output_gate", "attn_res_block_size",
-      "num_nextn_predict_layers", "linear_attn_config", "routed_expert_hidden_size", "moe_intermediate_size",
-      "intermediate_size", "n_routed_experts", "num_experts", "num_experts_per_tok", "num_experts_per_token",
-      "n_shared_experts", "num_shared_experts", "hidden_size", "vocab_size", "num_hidden_layers",
-      "num_attention_heads", "routed_expert_norm", "situ_beta", "softcap_beta", "bos_token", "eos_token"};
-  return s;
+// The file's own spelling of a canonical key: the first of the family's alternatives that the file uses.
+KeyLocator locator(const Config& c) {
+  return [&c](const std::string& canonical) {
+    static const std::map<std::string, std::vector<std::string>> alternatives{
+        {"moe.routed_experts", {"num_experts", "num_local_experts"}},
+        {"moe.experts_per_token", {"num_experts_per_token", "experts_per_token"}},
+        {"moe.shared_experts", {"num_shared_experts"}},
+        {"moe.expert_ffn", {"intermediate_size"}},
+        {"moe.shared_expert_ffn", {"shared_expert_intermediate_size", "intermediate_size"}},
+        {"dense_ffn.intermediate", {"intermediate_size_mlp"}}};
+    auto it = json_names().find(canonical);
+    const std::string main = it != json_names().end() ? it->second : canonical;
+    if (c.line_of(main) == 0) {
+      auto alt = alternatives.find(canonical);
+      if (alt != alternatives.end()) {
+        for (const auto& a : alt->second) if (c.line_of(a) > 0) return c.where(a);
+      }
+    }
+    return c.where(main);
+  };
 }
 
-class Config {
- public:
-  Config(const std::string& text, std::string file) : text_(text), file_(std::move(file)) {
-    root_ = core::parse_json_text(text, file_, "a JSON object");
-    if (!root_.is_object()) throw core::InputError({file_, "", 1}, "expected a JSON object", "a config.json object");
-  }
+// ---- Families -------------------------------------------------------------------------------------------
 
-  // Line of the first occurrence of "key": in the text (0 when it does not appear).
-  int line_of(const std::string& key) const {
-    const auto pos = text_.find("\"" + key + "\"");
-    if (pos == std::string::npos) return 0;
-    return 1 + static_cast<int>(std::count(text_.begin(), text_.begin() + static_cast<long>(pos), '\n'));
-  }
-  core::InputLocation where(const std::string& key) const { return {file_, key, line_of(key)}; }
+// GQA attention from the Llama-style keys; head_dim defaults to hidden / heads.
+void read_gqa(const Config& c, ModelSpec& s) {
+  const auto heads = c.integer("num_attention_heads");
+  s.gqa.heads = static_cast<int>(heads);
+  s.gqa.kv_heads = static_cast<int>(c.integer_or("num_key_value_heads", heads));
+  s.gqa.head_dim = c.find("head_dim") ? static_cast<int>(c.integer("head_dim"))
+                                      : head_dim_from_hidden(locator(c), "gqa.heads", heads, s.hidden);
+  s.mtp_attention = AttentionKind::GQA;
+  for (auto& l : s.layers) l.attention = AttentionKind::GQA;
+}
 
-  const json* find(const json& obj, const std::string& key) const {
-    auto it = obj.find(key);
-    if (it == obj.end() || it->is_null()) return nullptr;
-    return &*it;
+// Expert count, top-k and widths under the several spellings (num_experts / num_local_experts /
+// n_routed_experts; num_experts_per_tok / experts_per_token). Two spellings present must agree.
+void read_routed(const Config& c, ModelSpec& s, const char* ffn_key) {
+  s.moe.routed_experts = static_cast<int>(c.integer_any({"n_routed_experts", "num_experts", "num_local_experts"}));
+  s.moe.experts_per_token = static_cast<int>(c.integer_any({"num_experts_per_tok", "num_experts_per_token", "experts_per_token"}));
+  if (c.find("num_experts_per_tok") && c.find("experts_per_token") &&
+      c.integer("num_experts_per_tok") != c.integer("experts_per_token")) {
+    throw core::InputError(c.where("experts_per_token"),
+                           fmt::format("{} disagrees with num_experts_per_tok {}", c.integer("experts_per_token"),
+                                       c.integer("num_experts_per_tok")),
+                           "the same top-k in both keys");
   }
-  long long integer(const json& obj, const std::string& key) const {
-    const json* v = find(obj, key);
-    if (!v) throw core::InputError(where(key), "required key is missing", "an integer");
-    if (!v->is_number_integer()) throw core::InputError(where(key), "expected an integer, got " + v->dump(), "an integer");
-    return v->get<long long>();
-  }
-  long long integer_or(const json& obj, const std::string& key, long long fallback) const {
-    return find(obj, key) ? integer(obj, key) : fallback;
-  }
-  // The first of several spellings used by different families.
-  long long integer_any(const json& obj, std::initializer_list<const char*> keys) const {
-    for (const char* k : keys) if (find(obj, k)) return integer(obj, k);
-    throw core::InputError(where(*keys.begin()), "required key is missing",
-                           core::join_allowed(std::vector<std::string>(keys.begin(), keys.end())));
-  }
-  bool boolean_or(const json& obj, const std::string& key, bool fallback) const {
-    const json* v = find(obj, key);
-    if (!v) return fallback;
-    if (!v->is_boolean()) throw core::InputError(where(key), "expected true or false, got " + v->dump(), "true or false");
-    return v->get<bool>();
-  }
-  std::vector<long long> int_list(const json& obj, const std::string& key) const {
-    const json* v = find(obj, key);
-    if (!v) throw core::InputError(where(key), "required key is missing", "a list of 1-based layer numbers");
-    if (!v->is_array()) throw core::InputError(where(key), "expected a list", "a list of 1-based layer numbers");
-    std::vector<long long> out;
-    for (const auto& e : *v) {
-      if (!e.is_number_integer()) throw core::InputError(where(key), "expected integers, got " + e.dump(), "1-based layer numbers");
-      out.push_back(e.get<long long>());
+  s.moe.expert_ffn = static_cast<int>(c.integer(ffn_key));
+  s.moe.activation = activation_of(c);
+}
+
+// HF layer_types ("sliding_attention" / "full_attention"): the sliding ones get sliding_window.
+void read_layer_types(const Config& c, ModelSpec& s) {
+  if (!c.find("layer_types")) return;
+  const auto n = static_cast<long long>(s.layers.size());
+  const auto types = c.string_per_layer("layer_types", n, {"sliding_attention", "full_attention"});
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (types[i] != "sliding_attention") continue;
+    if (!c.find("sliding_window")) {
+      throw core::InputError(c.where("layer_types"), fmt::format("layer {} is sliding but sliding_window is not set", i),
+                             "a sliding_window with sliding_attention layers");
     }
-    return out;
+    s.layers[i].window = static_cast<int>(c.integer("sliding_window"));
   }
-  const json& root() const { return root_; }
-  const std::string& file() const { return file_; }
+}
 
- private:
-  const std::string& text_;
-  std::string file_;
-  json root_;
+// Qwen2/Qwen3: with use_sliding_window, layers from max_window_layers on (0-based) slide (transformers'
+// Qwen2 rule); MoE where (i + 1) % decoder_sparse_step == 0 and i is not in mlp_only_layers (0-based).
+void read_qwen_layers(const Config& c, ModelSpec& s) {
+  const auto n = static_cast<long long>(s.layers.size());
+  const auto step = c.integer_or("decoder_sparse_step", 1);
+  if (step < 1) throw core::InputError(c.where("decoder_sparse_step"), "must be at least 1", "an integer >= 1");
+  std::set<long long> dense;
+  if (c.find("mlp_only_layers")) {
+    for (auto i : c.layer_list("mlp_only_layers", n, false)) dense.insert(i);
+  }
+  for (long long i = 0; i < n; ++i) {
+    s.layers[static_cast<std::size_t>(i)].ffn =
+        (!dense.contains(i) && (i + 1) % step == 0) ? FfnKind::MoE : FfnKind::Dense;
+  }
+  if (s.count_layers(FfnKind::Dense) > 0) s.dense_ffn = {static_cast<int>(c.integer("intermediate_size")), activation_of(c)};
+  if (c.find("layer_types")) {
+    read_layer_types(c, s);
+  } else if (c.boolean_or("use_sliding_window", false)) {
+    const auto from = c.integer_or("max_window_layers", 0);
+    for (long long i = std::max(0LL, from); i < n; ++i) s.layers[static_cast<std::size_t>(i)].window = static_cast<int>(c.integer("sliding_window"));
+  }
+}
+
+void read_llama(const Config& c, ModelSpec& s) {
+  read_gqa(c, s);
+  s.gqa.qkv_bias = s.gqa.o_bias = c.boolean_or("attention_bias", false);
+  c.require_false("mlp_bias", "k3sim's dense FFN has no biases");
+  s.dense_ffn = {static_cast<int>(c.integer("intermediate_size")), activation_of(c)};
+  for (auto& l : s.layers) l.ffn = FfnKind::Dense;
+}
+
+void read_qwen2_moe(const Config& c, ModelSpec& s) {
+  read_gqa(c, s);
+  s.gqa.qkv_bias = true;  // transformers Qwen2MoeAttention: q/k/v with bias, o_proj without
+  read_routed(c, s, "moe_intermediate_size");
+  s.moe.router_bias = false;
+  const auto shared = c.integer_or("shared_expert_intermediate_size", 0);
+  s.moe.shared_experts = shared > 0 ? 1 : 0;
+  s.moe.shared_expert_ffn = static_cast<int>(shared);
+  s.moe.shared_expert_gate = shared > 0;  // sigmoid(Linear(hidden, 1)) scales the shared expert
+  read_qwen_layers(c, s);
+}
+
+void read_qwen3_moe(const Config& c, ModelSpec& s) {
+  read_gqa(c, s);
+  s.gqa.qkv_bias = s.gqa.o_bias = c.boolean_or("attention_bias", false);
+  s.gqa.qk_norm = true;  // Qwen3MoeAttention q_norm / k_norm over head_dim
+  read_routed(c, s, "moe_intermediate_size");
+  s.moe.router_bias = false;
+  read_qwen_layers(c, s);
+}
+
+void read_mixtral(const Config& c, ModelSpec& s) {
+  read_gqa(c, s);
+  read_routed(c, s, "intermediate_size");
+  s.moe.router_bias = false;
+  for (auto& l : s.layers) {
+    l.ffn = FfnKind::MoE;
+    if (c.find("sliding_window")) l.window = static_cast<int>(c.integer("sliding_window"));  // Mistral: every layer
+  }
+}
+
+void read_gpt_oss(const Config& c, ModelSpec& s) {
+  read_gqa(c, s);
+  s.gqa.qkv_bias = s.gqa.o_bias = c.boolean_or("attention_bias", false);
+  s.gqa.sinks = true;  // GptOssAttention.sinks: one learned logit per head
+  read_routed(c, s, "intermediate_size");
+  s.moe.router_bias = true;   // GptOssTopKRouter: Linear(hidden, E) with bias
+  s.moe.expert_bias = true;   // gate_up_proj_bias [E, 2 x ffn], down_proj_bias [E, hidden]
+  for (auto& l : s.layers) l.ffn = FfnKind::MoE;
+  read_layer_types(c, s);
+}
+
+// Llama 4 (text_config): MoE layers every interleave_moe_layer_step (or the moe_layers list, 0-based),
+// one shared expert of intermediate_size beside the routed ones, dense layers of intermediate_size_mlp;
+// RoPE layers (all but every no_rope_layer_interval-th, or no_rope_layers[i] == 1) use chunked attention.
+void read_llama4(const Config& c, ModelSpec& s) {
+  read_gqa(c, s);
+  s.gqa.qkv_bias = s.gqa.o_bias = c.boolean_or("attention_bias", false);
+  read_routed(c, s, "intermediate_size");
+  s.moe.router_bias = false;
+  s.moe.shared_experts = 1;
+  s.moe.shared_expert_ffn = s.moe.expert_ffn;
+  const auto n = static_cast<long long>(s.layers.size());
+  std::set<long long> moe;
+  if (c.find("moe_layers")) {
+    for (auto i : c.layer_list("moe_layers", n, false)) moe.insert(i);
+  } else {
+    const auto step = c.integer_or("interleave_moe_layer_step", 1);
+    if (step < 1) throw core::InputError(c.where("interleave_moe_layer_step"), "must be at least 1", "an integer >= 1");
+    for (long long i = step - 1; i < n; i += step) moe.insert(i);
+  }
+  const auto chunk = c.integer_or("attention_chunk_size", 0);
+  const auto interval = c.integer_or("no_rope_layer_interval", 4);
+  const json* no_rope = c.find("no_rope_layers");
+  if (no_rope && (!no_rope->is_array() || static_cast<long long>(no_rope->size()) != n)) {
+    throw core::InputError(c.where("no_rope_layers"), "expected one entry per layer", fmt::format("{} entries of 0 or 1", n));
+  }
+  for (long long i = 0; i < n; ++i) {
+    auto& l = s.layers[static_cast<std::size_t>(i)];
+    l.ffn = moe.contains(i) ? FfnKind::MoE : FfnKind::Dense;
+    const bool rope = no_rope ? (*no_rope)[static_cast<std::size_t>(i)] != 0 : interval < 1 || (i + 1) % interval != 0;
+    if (chunk > 0 && rope) l.attention_chunk = static_cast<int>(chunk);
+  }
+  if (s.count_layers(FfnKind::Dense) > 0) s.dense_ffn = {static_cast<int>(c.integer("intermediate_size_mlp")), activation_of(c)};
+}
+
+void read_glm4_moe(const Config& c, ModelSpec& s) {
+  read_gqa(c, s);
+  s.gqa.qkv_bias = c.boolean_or("attention_bias", false);  // Glm4MoeAttention: o_proj has no bias
+  s.gqa.qk_norm = c.boolean_or("use_qk_norm", false);
+  s.gqa.rope_fraction = c.number_or("partial_rotary_factor", 1.0);
+  read_routed(c, s, "moe_intermediate_size");
+  s.moe.router_bias = true;  // e_score_correction_bias, one per expert
+  s.moe.shared_experts = static_cast<int>(c.integer_or("n_shared_experts", 0));
+  s.moe.shared_expert_ffn = s.moe.expert_ffn;
+  s.dense_ffn = {static_cast<int>(c.integer("intermediate_size")), activation_of(c)};
+  const auto first_dense = c.integer_or("first_k_dense_replace", 0);
+  if (first_dense < 0) throw core::InputError(c.where("first_k_dense_replace"), "must not be negative", "an integer >= 0");
+  for (std::size_t i = 0; i < s.layers.size(); ++i) {
+    s.layers[i].ffn = static_cast<long long>(i) < first_dense ? FfnKind::Dense : FfnKind::MoE;
+  }
+  s.mtp_layers = static_cast<int>(c.integer_or("num_nextn_predict_layers", 0));
+}
+
+void read_kda_layers(const Config& c, ModelSpec& s, bool k3);
+
+// DeepSeek-V3 layout (MLA + MoE after first_k_dense_replace, every moe_layer_freq-th), Kimi K2, Kimi
+// Linear and K3 (KDA layers from linear_attn_config).
+void read_mla_family(const Config& c, ModelSpec& s, const std::string& type) {
+  c.require_false("attention_bias", "k3sim's MLA has no projection biases");
+  s.mla.heads = static_cast<int>(c.integer("num_attention_heads"));
+  s.mla.q_lora_rank = static_cast<int>(c.integer_or("q_lora_rank", 0));
+  s.mla.kv_lora_rank = static_cast<int>(c.integer("kv_lora_rank"));
+  s.mla.qk_nope_head_dim = static_cast<int>(c.integer("qk_nope_head_dim"));
+  s.mla.qk_rope_head_dim = static_cast<int>(c.integer("qk_rope_head_dim"));
+  s.mla.v_head_dim = static_cast<int>(c.integer("v_head_dim"));
+  s.mla.rope = !c.boolean_or("mla_use_nope", type == "kimi_k3");
+  s.mla.output_gate = c.boolean_or("mla_use_output_gate", false);
+  s.dense_ffn = {static_cast<int>(c.integer("intermediate_size")), activation_of(c)};
+  read_routed(c, s, "moe_intermediate_size");
+  s.moe.shared_experts = static_cast<int>(c.integer_any({"n_shared_experts", "num_shared_experts"}, 0));
+  s.moe.shared_expert_ffn = s.moe.expert_ffn;
+  s.moe.latent_dim = static_cast<int>(c.integer_or("routed_expert_hidden_size", 0));
+  if (s.moe.latent_dim == s.hidden) s.moe.latent_dim = 0;  // experts at full width: no latent projections
+  s.moe.latent_norm = s.moe.latent_dim > 0;
+  s.mtp_layers = static_cast<int>(c.integer_or("num_nextn_predict_layers", 0));
+  s.attn_res_block_size = static_cast<int>(c.integer_or("attn_res_block_size", 0));
+  const auto first_dense = c.integer_or("first_k_dense_replace", 0);
+  if (first_dense < 0) throw core::InputError(c.where("first_k_dense_replace"), "must not be negative", "an integer >= 0");
+  const auto freq = c.integer_or("moe_layer_freq", 1);
+  if (freq < 1) throw core::InputError(c.where("moe_layer_freq"), "must be at least 1", "an integer >= 1");
+  for (std::size_t i = 0; i < s.layers.size(); ++i) {
+    const auto idx = static_cast<long long>(i);
+    s.layers[i].attention = AttentionKind::MLA;
+    s.layers[i].ffn = (idx >= first_dense && idx % freq == 0) ? FfnKind::MoE : FfnKind::Dense;  // DeepseekV3 rule
+  }
+  if (c.find("linear_attn_config")) read_kda_layers(c, s, type == "kimi_k3");
+}
+
+void read_kda_layers(const Config& c, ModelSpec& s, bool k3) {
+  const json& lin = *c.find("linear_attn_config");
+  if (!lin.is_object()) throw core::InputError(c.where("linear_attn_config"), "expected an object", "a JSON object");
+  for (const auto& [key, value] : lin.items()) {
+    static const KeySet known{"kda_layers", "full_attn_layers", "num_heads", "head_dim", "short_conv_kernel_size"};
+    if (!known.contains(key)) {
+      throw core::InputError(c.where(key), "unknown key in linear_attn_config",
+                             "kda_layers, full_attn_layers, num_heads, head_dim or short_conv_kernel_size");
+    }
+  }
+  s.kda.heads = static_cast<int>(c.integer_in(lin, "num_heads"));
+  s.kda.head_dim = static_cast<int>(c.integer_in(lin, "head_dim"));
+  s.kda.short_conv_kernel = static_cast<int>(c.integer_in(lin, "short_conv_kernel_size"));
+  // Kimi Linear gates the KDA output with a low-rank g_a/g_b pair; K3 with a full g_proj (DESIGN.md).
+  s.kda.output_gate = k3 ? KdaOutputGate::Full : KdaOutputGate::LowRank;
+  const auto n = static_cast<long long>(s.layers.size());
+  std::vector<int> marked(s.layers.size(), 0);
+  for (const char* key : {"kda_layers", "full_attn_layers"}) {
+    for (auto i : c.layer_list_in(lin, key, n, true)) {
+      s.layers[static_cast<std::size_t>(i)].attention = std::string(key) == "kda_layers" ? AttentionKind::KDA : AttentionKind::MLA;
+      ++marked[static_cast<std::size_t>(i)];
+    }
+  }
+  for (std::size_t i = 0; i < marked.size(); ++i) {
+    if (marked[i] != 1) {
+      throw core::InputError(c.where("kda_layers"), fmt::format("layer {} is listed {} times across kda_layers and full_attn_layers", i + 1, marked[i]),
+                             "every layer in exactly one of the two lists");
+    }
+  }
+}
+
+struct Family {
+  std::string model_type;
+  KeySet reads;    // keys the family turns into the model
+  KeySet ignores;  // keys of this family that do not change the model, beyond metadata_keys()
+  void (*read)(const Config&, ModelSpec&);
 };
 
-Activation activation_of(const Config& c, Activation fallback) {
-  const json* v = c.find(c.root(), "hidden_act");
-  if (!v) return fallback;
-  const auto name = v->is_string() ? v->get<std::string>() : v->dump();
-  if (name == "silu" || name == "swiglu") return Activation::SwiGLU;
-  if (name == "situ" || name == "situ_glu") return Activation::SiTUGLU;
-  if (name == "gelu" || name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::GeLU;
-  throw core::InputError(c.where("hidden_act"), "unknown activation " + v->dump(), "silu, situ or gelu");
+// Keys every family reads.
+const KeySet kCommon{"model_type", "hidden_size", "vocab_size", "num_hidden_layers", "num_attention_heads",
+                     "tie_word_embeddings", "max_position_embeddings", "hidden_act"};
+const KeySet kGqa{"num_key_value_heads", "head_dim", "attention_bias"};
+const KeySet kQwen{"intermediate_size", "moe_intermediate_size", "num_experts", "num_experts_per_tok",
+                   "decoder_sparse_step", "mlp_only_layers", "use_sliding_window", "sliding_window",
+                   "max_window_layers", "layer_types"};
+const KeySet kMla{"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "mla_use_nope",
+                  "mla_use_output_gate", "intermediate_size", "moe_intermediate_size", "n_routed_experts", "num_experts",
+                  "num_experts_per_tok", "num_experts_per_token", "n_shared_experts", "num_shared_experts",
+                  "routed_expert_hidden_size", "num_nextn_predict_layers", "attn_res_block_size",
+                  "first_k_dense_replace", "moe_layer_freq", "linear_attn_config", "attention_bias"};
+// MLA configs carry these too: num_key_value_heads equals the head count and has no separate meaning
+// in MLA; the K3 settings below are fixed in k3sim's K3 layout (DESIGN.md) rather than read.
+const KeySet kMlaIgnores{"num_key_value_heads", "head_dim", "routed_expert_norm", "situ_beta", "softcap_beta"};
+
+KeySet join(std::initializer_list<KeySet> sets) {
+  KeySet out;
+  for (const auto& s : sets) out.insert(s.begin(), s.end());
+  return out;
 }
 
-ModelSpec read(const Config& c) {
-  const json& r = c.root();
-  for (const auto& [key, value] : r.items()) {
-    if (!ignored_keys().contains(key)) {
-      throw core::InputError(c.where(key), "unknown key",
-                             "the shape keys of the deepseek_v3, kimi_k2, kimi_linear, kimi_k3 and llama families "
-                             "(hidden_size, num_hidden_layers, n_routed_experts, ...) and known metadata keys");
+const std::vector<Family>& families() {
+  auto mla = [](const Config& c, ModelSpec& s) { read_mla_family(c, s, c.scope().at("model_type").get<std::string>()); };
+  static const std::vector<Family> f{
+      {"deepseek_v3", join({kCommon, kMla}), kMlaIgnores, mla},
+      {"kimi_k2", join({kCommon, kMla}), kMlaIgnores, mla},
+      {"kimi_linear", join({kCommon, kMla}), kMlaIgnores, mla},
+      {"kimi_k3", join({kCommon, kMla}), kMlaIgnores, mla},
+      {"llama", join({kCommon, kGqa, {"intermediate_size", "mlp_bias"}}), {}, read_llama},
+      {"qwen2_moe", join({kCommon, kGqa, kQwen, {"shared_expert_intermediate_size"}}), {"use_mrope"}, read_qwen2_moe},
+      {"qwen3_moe", join({kCommon, kGqa, kQwen}), {}, read_qwen3_moe},
+      {"mixtral", join({kCommon, kGqa, {"intermediate_size", "num_local_experts", "num_experts_per_tok", "sliding_window"}}),
+       {}, read_mixtral},
+      {"gpt_oss", join({kCommon, kGqa, {"intermediate_size", "num_local_experts", "num_experts_per_tok",
+                                        "experts_per_token", "layer_types", "sliding_window"}}),
+       {}, read_gpt_oss},
+      // Llama 4's use_qk_norm is a weightless L2 norm: no parameters and negligible work.
+      {"llama4", join({kCommon, kGqa, {"intermediate_size", "intermediate_size_mlp", "num_local_experts",
+                                       "num_experts_per_tok", "interleave_moe_layer_step", "moe_layers",
+                                       "attention_chunk_size", "no_rope_layer_interval", "no_rope_layers"}}),
+       {"use_qk_norm"}, read_llama4},
+      {"glm4_moe", join({kCommon, kGqa, {"intermediate_size", "moe_intermediate_size", "n_routed_experts",
+                                         "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace",
+                                         "partial_rotary_factor", "use_qk_norm", "num_nextn_predict_layers"}}),
+       {}, read_glm4_moe},
+  };
+  return f;
+}
+
+// Every key of the current scope must be read by the family or known not to matter; the latter are noted.
+void check_keys(const Config& c, const Family& f, const KeySet& also_allowed, std::vector<std::string>& ignored) {
+  for (const auto& [key, value] : c.scope().items()) {
+    if (f.reads.contains(key) || also_allowed.contains(key)) continue;
+    if (metadata_keys().contains(key) || f.ignores.contains(key)) {
+      ignored.push_back(c.prefix() + key);
+      continue;
     }
+    std::vector<std::string> keys(f.reads.begin(), f.reads.end());
+    throw core::InputError(c.where(key), "unknown key: it may change the model and " + f.model_type + " import does not model it",
+                           "one of the " + f.model_type + " keys (" + core::join_allowed(keys) +
+                               "), or a key that does not change compute (tokenizer ids, dtypes, RoPE scaling, dropout, "
+                               "router loss coefficients, quantization_config, ...)");
   }
-  const json* type_v = c.find(r, "model_type");
-  const std::vector<std::string> families{"deepseek_v3", "kimi_k2", "kimi_linear", "kimi_k3", "llama"};
+}
+
+ModelSpec read(Config& c) {
+  // model_type first: naming the family decides which keys are known.
+  const json* type_v = c.find("model_type");
   const std::string type = type_v && type_v->is_string() ? type_v->get<std::string>() : "";
-  if (std::find(families.begin(), families.end(), type) == families.end()) {
+  const auto& fams = families();
+  auto fam = std::find_if(fams.begin(), fams.end(), [&](const Family& f) { return f.model_type == type; });
+  if (fam == fams.end()) {
     throw core::InputError(c.where("model_type"), type_v ? "unsupported model_type " + type_v->dump() : "required key is missing",
-                           core::join_allowed(families));
+                           core::join_allowed(hf_config_families()));
   }
   ModelSpec s;
+  if (type == "llama4") {  // the text model sits under text_config; the vision tower is not counted
+    check_keys(c, *fam, {"text_config", "tie_word_embeddings"}, s.ignored_keys);
+    const bool tied_top = c.boolean_or("tie_word_embeddings", false);
+    c.enter("text_config");
+    check_keys(c, *fam, {}, s.ignored_keys);
+    s.tie_word_embeddings = c.boolean_or("tie_word_embeddings", tied_top);
+  } else {
+    check_keys(c, *fam, {}, s.ignored_keys);
+    s.tie_word_embeddings = c.boolean_or("tie_word_embeddings", false);
+  }
   s.name = std::filesystem::path(c.file()).parent_path().filename().string();
   if (s.name.empty()) s.name = type;
   s.source = c.file();
-  s.hidden = static_cast<int>(c.integer(r, "hidden_size"));
-  s.vocab = static_cast<int>(c.integer(r, "vocab_size"));
-  s.tie_word_embeddings = c.boolean_or(r, "tie_word_embeddings", false);
-  s.max_context = c.integer_or(r, "max_position_embeddings", 0);
-  const auto n_layers = c.integer(r, "num_hidden_layers");
-  if (n_layers <= 0) throw core::InputError(c.where("num_hidden_layers"), fmt::format("must be positive, got {}", n_layers), "an integer >= 1");
-  const auto heads = c.integer(r, "num_attention_heads");
-  const Activation act = activation_of(c, Activation::SwiGLU);
-  KeyLocator locate = [&](const std::string& canonical) {
-    // Kimi Linear spells the MoE keys differently; name the spelling the file uses.
-    static const std::map<std::string, std::string> kimi_linear_names{
-        {"moe.routed_experts", "num_experts"}, {"moe.experts_per_token", "num_experts_per_token"},
-        {"moe.shared_experts", "num_shared_experts"}};
-    auto alt = kimi_linear_names.find(canonical);
-    if (alt != kimi_linear_names.end() && c.line_of(alt->second) > 0) return c.where(alt->second);
-    auto it = json_names().find(canonical);
-    return c.where(it != json_names().end() ? it->second : canonical);
-  };
-
-  std::vector<AttentionKind> attention(static_cast<std::size_t>(n_layers),
-                                       type == "llama" ? AttentionKind::GQA : AttentionKind::MLA);
-  if (type == "llama") {
-    s.gqa.heads = static_cast<int>(heads);
-    s.gqa.kv_heads = static_cast<int>(c.integer_or(r, "num_key_value_heads", heads));
-    s.gqa.head_dim = c.find(r, "head_dim") ? static_cast<int>(c.integer(r, "head_dim"))
-                                           : head_dim_from_hidden(locate, "gqa.heads", heads, s.hidden);
-    s.dense_ffn = {static_cast<int>(c.integer(r, "intermediate_size")), act};
-    s.mtp_attention = AttentionKind::GQA;
-    for (auto a : attention) s.layers.push_back({a, FfnKind::Dense});
-    check_spec(s, locate);
-    return s;
+  s.hidden = static_cast<int>(c.integer("hidden_size"));
+  s.vocab = static_cast<int>(c.integer("vocab_size"));
+  s.max_context = c.integer_or("max_position_embeddings", 0);
+  const auto n_layers = c.integer("num_hidden_layers");
+  if (n_layers <= 0 || n_layers > kMaxLayers) {
+    throw core::InputError(c.where("num_hidden_layers"), fmt::format("must be 1 to {}, got {}", kMaxLayers, n_layers),
+                           fmt::format("an integer 1 to {}", kMaxLayers));
   }
-  // MLA families.
-  s.mla.heads = static_cast<int>(heads);
-  s.mla.q_lora_rank = static_cast<int>(c.integer_or(r, "q_lora_rank", 0));
-  s.mla.kv_lora_rank = static_cast<int>(c.integer(r, "kv_lora_rank"));
-  s.mla.qk_nope_head_dim = static_cast<int>(c.integer(r, "qk_nope_head_dim"));
-  s.mla.qk_rope_head_dim = static_cast<int>(c.integer(r, "qk_rope_head_dim"));
-  s.mla.v_head_dim = static_cast<int>(c.integer(r, "v_head_dim"));
-  s.mla.rope = !c.boolean_or(r, "mla_use_nope", type == "kimi_k3");
-  s.mla.output_gate = c.boolean_or(r, "mla_use_output_gate", false);
-  s.dense_ffn = {static_cast<int>(c.integer(r, "intermediate_size")), act};
-  s.moe.routed_experts = static_cast<int>(c.integer_any(r, {"n_routed_experts", "num_experts"}));
-  s.moe.experts_per_token = static_cast<int>(c.integer_any(r, {"num_experts_per_tok", "num_experts_per_token"}));
-  s.moe.shared_experts = static_cast<int>(
-      c.find(r, "n_shared_experts") ? c.integer(r, "n_shared_experts") : c.integer_or(r, "num_shared_experts", 0));
-  s.moe.expert_ffn = static_cast<int>(c.integer(r, "moe_intermediate_size"));
-  s.moe.shared_expert_ffn = s.moe.expert_ffn;
-  s.moe.latent_dim = static_cast<int>(c.integer_or(r, "routed_expert_hidden_size", 0));
-  if (s.moe.latent_dim == s.hidden) s.moe.latent_dim = 0;  // experts at full width: no latent projections
-  s.moe.latent_norm = s.moe.latent_dim > 0;
-  s.moe.activation = act;
-  s.mtp_layers = static_cast<int>(c.integer_or(r, "num_nextn_predict_layers", 0));
-  s.attn_res_block_size = static_cast<int>(c.integer_or(r, "attn_res_block_size", 0));
-  const auto first_dense = c.integer_or(r, "first_k_dense_replace", 0);
-  if (first_dense < 0) throw core::InputError(c.where("first_k_dense_replace"), "must not be negative", "an integer >= 0");
-
-  if (const json* lin = c.find(r, "linear_attn_config")) {
-    if (!lin->is_object()) throw core::InputError(c.where("linear_attn_config"), "expected an object", "a JSON object");
-    for (const auto& [key, value] : lin->items()) {
-      static const std::set<std::string> known{"kda_layers", "full_attn_layers", "num_heads", "head_dim",
-                                               "short_conv_kernel_size"};
-      if (!known.contains(key)) {
-        throw core::InputError(c.where(key), "unknown key in linear_attn_config",
-                               "kda_layers, full_attn_layers, num_heads, head_dim or short_conv_kernel_size");
-      }
-    }
-    s.kda.heads = static_cast<int>(c.integer(*lin, "num_heads"));
-    s.kda.head_dim = static_cast<int>(c.integer(*lin, "head_dim"));
-    s.kda.short_conv_kernel = static_cast<int>(c.integer(*lin, "short_conv_kernel_size"));
-    // Kimi Linear gates the KDA output with a low-rank g_a/g_b pair; K3 with a full g_proj (DESIGN.md).
-    s.kda.output_gate = type == "kimi_k3" ? KdaOutputGate::Full : KdaOutputGate::LowRank;
-    std::vector<int> marked(static_cast<std::size_t>(n_layers), 0);
-    for (const char* key : {"kda_layers", "full_attn_layers"}) {
-      for (auto idx : c.int_list(*lin, key)) {
-        if (idx < 1 || idx > n_layers) {
-          throw core::InputError(c.where(key), fmt::format("layer {} is outside the model", idx),
-                                 fmt::format("1-based layer numbers 1 to {}", n_layers));
-        }
-        attention[static_cast<std::size_t>(idx - 1)] = std::string(key) == "kda_layers" ? AttentionKind::KDA : AttentionKind::MLA;
-        ++marked[static_cast<std::size_t>(idx - 1)];
-      }
-    }
-    for (std::size_t i = 0; i < marked.size(); ++i) {
-      if (marked[i] != 1) {
-        throw core::InputError(c.where("kda_layers"), fmt::format("layer {} is listed {} times across kda_layers and full_attn_layers", i + 1, marked[i]),
-                               "every layer in exactly one of the two lists");
-      }
-    }
-  }
-  for (long long i = 0; i < n_layers; ++i) {
-    s.layers.push_back({attention[static_cast<std::size_t>(i)], i < first_dense ? FfnKind::Dense : FfnKind::MoE});
-  }
-  check_spec(s, locate);
+  s.layers.assign(static_cast<std::size_t>(n_layers), LayerSpec{});
+  fam->read(c, s);
+  check_spec(s, locator(c));
   return s;
 }
 
 }  // namespace
 
+std::vector<std::string> hf_config_families() {
+  std::vector<std::string> out;
+  for (const auto& f : families()) out.push_back(f.model_type);
+  return out;
+}
+
 ModelSpec load_hf_config_string(const std::string& text, const std::string& source_name) {
-  return read(Config(text, source_name));
+  Config c(text, source_name);
+  return read(c);
 }
 
 ModelSpec load_hf_config(const std::string& path) {

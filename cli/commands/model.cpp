@@ -2,6 +2,7 @@
 // KV cache of a model, per layer kind and in total; with --vs, two models side by side.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -123,6 +124,9 @@ void print_text(const Report& r) {
   if (r.spec.published.total_params > 0) {
     fmt::print("published             {} total, {} activated ({})\n", core::format_count(r.spec.published.total_params),
                core::format_count(r.spec.published.activated_params), r.spec.published.source);
+  }
+  if (!r.spec.ignored_keys.empty()) {
+    fmt::print("ignored config keys   {} (no effect on compute or memory)\n", fmt::join(r.spec.ignored_keys, ", "));
   }
   fmt::print("training FLOPs        {:.1f} GFLOP/token at seq {:.0f} causal ({:.1f} non-causal; MTP +{:.1f})\n",
              t.training_flops_per_token / 1e9, t.seq, t.training_flops_per_token_noncausal / 1e9,
