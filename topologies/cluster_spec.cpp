@@ -21,6 +21,17 @@ std::vector<std::string> fabric_kind_names() {
   return {"single_switch", "fat_tree", "rail_fat_tree", "multi_plane_fat_tree", "fat_tree3"};
 }
 
+int tiers_of(FabricKind k) {
+  switch (k) {
+    case FabricKind::single_switch: return 1;
+    case FabricKind::fat_tree3: return 3;
+    case FabricKind::fat_tree:
+    case FabricKind::rail_fat_tree:
+    case FabricKind::multi_plane_fat_tree: return 2;
+  }
+  return 2;
+}
+
 namespace {
 
 int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
@@ -80,6 +91,21 @@ FabricProblem fabric_problem(const ClusterSpec& s) {
     case FabricKind::single_switch: break;
   }
   return {};
+}
+
+std::string grow_fabric_to_fit(ClusterSpec& s) {
+  if (s.fabric.tiers != 0 || tiers_of(s.fabric.kind) != 2) return {};
+  const auto two_tier = fabric_problem(s);
+  // Only a fabric too small for the cluster grows; a malformed one (odd radix, ratios) stays an error as written.
+  if (two_tier.key != "radix" || s.fabric.radix < 2 || s.fabric.radix % 2 != 0) return {};
+  const auto kind = s.fabric.kind;
+  s.fabric.kind = FabricKind::fat_tree3;
+  // Three tiers do not hold it either: leave fat_tree3, so that the error says how far three tiers reach.
+  if (!fabric_problem(s).problem.empty()) return {};
+  const long long half = s.fabric.radix / 2;
+  return fmt::format("fabric grown from {} to fat_tree3 (fabric.tiers auto): {}; three tiers of {}-port switches hold "
+                     "up to {} NICs",
+                     to_string(kind), two_tier.problem, s.fabric.radix, s.fabric.radix * half * half);
 }
 
 namespace {

@@ -48,6 +48,8 @@ struct Link {
 struct GpuType {
   std::string name;
   double bf16_flops_per_s = 0, fp8_flops_per_s = 0;  // dense peak; fp8 is 0 where the GPU has none
+  // Block-scaled formats the tensor cores scale in hardware (Blackwell on): OCP MXFP8 and NVFP4; 0 where absent.
+  double mxfp8_flops_per_s = 0, nvfp4_flops_per_s = 0;
   double hbm_bytes = 0, hbm_bytes_per_s = 0;
   int sms = 0;
   std::string source;  // where the figures come from

@@ -40,8 +40,10 @@ std::vector<Listed> from_registry(const Registry& entries) {
 std::vector<Listed> gpus() {
   std::vector<Listed> out;
   for (const auto& [name, g] : topo::builtin_gpu_types()) {
-    const std::string fp8 = g.fp8_flops_per_s > 0 ? fmt::format("FP8 {:.0f} TFLOP/s, ", g.fp8_flops_per_s / 1e12)
-                                                  : std::string("no FP8, ");
+    std::string fp8 = g.fp8_flops_per_s > 0 ? fmt::format("FP8 {:.0f} TFLOP/s, ", g.fp8_flops_per_s / 1e12)
+                                            : std::string("no FP8, ");
+    if (g.mxfp8_flops_per_s > 0) fp8 += fmt::format("MXFP8 {:.0f} TFLOP/s, ", g.mxfp8_flops_per_s / 1e12);
+    if (g.nvfp4_flops_per_s > 0) fp8 += fmt::format("NVFP4 {:.0f} TFLOP/s, ", g.nvfp4_flops_per_s / 1e12);
     out.push_back({name, fmt::format("BF16 {:.0f} TFLOP/s, {}{:.0f} GB HBM at {:.2f} TB/s, {} SMs ({})",
                                      g.bf16_flops_per_s / 1e12, fp8, g.hbm_bytes / 1e9, g.hbm_bytes_per_s / 1e12,
                                      g.sms, g.source)});

@@ -42,8 +42,10 @@ nlohmann::json to_json(const topo::ClusterSpec& spec, const topo::Topology& t, c
   j["links"] = s.links;  // directed links; a full-duplex cable is two
   const auto& g = t.gpu_type();
   j["gpu_type"] = {{"name", g.name},          {"bf16_flops_per_s", g.bf16_flops_per_s},
-                   {"fp8_flops_per_s", g.fp8_flops_per_s}, {"hbm_bytes", g.hbm_bytes},
+                   {"fp8_flops_per_s", g.fp8_flops_per_s}, {"mxfp8_flops_per_s", g.mxfp8_flops_per_s},
+                   {"nvfp4_flops_per_s", g.nvfp4_flops_per_s}, {"hbm_bytes", g.hbm_bytes},
                    {"hbm_bytes_per_s", g.hbm_bytes_per_s}, {"sms", g.sms}, {"source", g.source}};
+  j["notes"] = spec.notes;  // what loading changed from the file as written
   for (auto k : kKinds) j["vertices_by_kind"][std::string(topo::to_string(k))] = s.vertices_by_kind[static_cast<std::size_t>(k)];
   for (auto c : kClasses) {
     const auto i = static_cast<std::size_t>(c);
@@ -61,6 +63,7 @@ void print_table(const topo::ClusterSpec& spec, const topo::Topology& t, const t
   const auto& g = t.gpu_type();
   fmt::print("topology {}: {} GPUs = {} nodes x {} {} ({}), fabric {} of {}-port switches\n", t.name(), s.gpus,
              s.nodes, t.gpus_per_node(), g.name, g.source, topo::to_string(spec.fabric.kind), spec.fabric.radix);
+  for (const auto& note : spec.notes) fmt::print("note: {}\n", note);
   fmt::print("{:<12} {:>10}\n", "vertices", "count");
   for (auto k : kKinds) fmt::print("{:<12} {:>10}\n", topo::to_string(k), s.vertices_by_kind[static_cast<std::size_t>(k)]);
   fmt::print("switches     {:>10}\n\n", s.switches);

@@ -35,6 +35,22 @@ OpCostModel::OpCostModel(DeviceModel device, const cost::CalibrationProfile* pro
                                   "): median rates; +-5% for launch-to-launch spread assumed");
   }
   if (precision_ == Precision::fp8 && device_.fp8_flops_per_s <= 0) precision_ = Precision::bf16;
+  if (block_scaled(precision_)) {
+    // A block-scaled format has no software fallback worth simulating: refuse rather than run something else.
+    if (peak_of(precision_) <= 0) {
+      throw core::InputError({"", "precision.gemm", 0},
+                             fmt::format("{} has no {} tensor cores", device_.name, display_name(precision_)),
+                             "bf16 or fp8 on this GPU, or a GPU type with a " + std::string(to_string(precision_)) +
+                                 " peak (k3sim list gpus)");
+    }
+    const bool mx = precision_ == Precision::mxfp8;
+    const double peak = prov.add_exact(mx ? "gpu.mxfp8_peak" : "gpu.nvfp4_peak", peak_of(precision_), "FLOP/s",
+                                       SourceKind::datasheet,
+                                       sheet + (mx ? ": dense FP8 peak, at which block-scaled MXFP8 runs"
+                                                   : ": dense FP4 (NVFP4) peak"));
+    (mx ? device_.mxfp8_flops_per_s : device_.nvfp4_flops_per_s) = peak;
+    block_scaled_ = block_scaled_gemm_efficiency(precision_, device_.name, prov);
+  }
   if (defaults_.fp8_table) {
     fp8_dense_ = fp8_curve(deepgemm_dense_rows());
     fp8_grouped_ = fp8_curve(deepgemm_grouped_rows());
@@ -60,6 +76,20 @@ Fp8EfficiencyCurve OpCostModel::fp8_curve(const std::vector<Fp8GemmMeasurement>&
     curve.points.push_back({k, defaults_.fp8_rate_scale * std::min(fastest, v.first / v.second)});
   }
   return curve;
+}
+
+double OpCostModel::peak_of(Precision p) const {
+  switch (p) {
+    case Precision::bf16: return device_.bf16_flops_per_s;
+    case Precision::fp8: return device_.fp8_flops_per_s;
+    case Precision::mxfp8: return device_.mxfp8_flops_per_s;
+    case Precision::nvfp4: return device_.nvfp4_flops_per_s;
+  }
+  return device_.bf16_flops_per_s;
+}
+
+std::string OpCostModel::quantization_label() const {
+  return std::string(display_name(precision_)) + " quantization";
 }
 
 double OpCostModel::fp8_gemm_efficiency(double k, bool grouped) const {
@@ -136,7 +166,7 @@ core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, 
     case OpKind::Router:
     case OpKind::ExpertGemm: {
       const bool grouped = op.kind == OpKind::ExpertGemm;
-      const bool fp8 = precision_ == Precision::fp8 && !op.keeps_bf16;
+      const Precision p = op.keeps_bf16 ? Precision::bf16 : precision_;
       double shape_eff = 1.0, k = 0;
       if (const auto f = forward_of(op)) {
         const auto d = dims_of(f->dims, part);
@@ -144,10 +174,12 @@ core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, 
         k = d.k;
       }
       double base = defaults_.gemm_bf16.value;
-      if (fp8) base = defaults_.fp8_table && k > 0 ? fp8_gemm_efficiency(k, grouped) : defaults_.gemm_fp8.value;
-      const std::string op_class = std::string(grouped ? "grouped_gemm_" : "gemm_") + (fp8 ? "fp8" : "bf16");
-      const double peak = fp8 ? device_.fp8_flops_per_s : device_.bf16_flops_per_s;
-      rate = profile_rate(op_class, flops).value_or(peak * base * shape_eff);
+      if (p == Precision::fp8) base = defaults_.fp8_table && k > 0 ? fp8_gemm_efficiency(k, grouped) : defaults_.gemm_fp8.value;
+      // Block-scaled GEMMs: the measured large-GEMM fraction of the format's peak, reduced by the op's tile and wave
+      // quantization like BF16 (the scales are applied by the tensor cores, so no K-dependent promotion cost).
+      if (block_scaled(p)) base = block_scaled_.value;
+      const std::string op_class = std::string(grouped ? "grouped_gemm_" : "gemm_") + std::string(to_string(p));
+      rate = profile_rate(op_class, flops).value_or(peak_of(p) * base * shape_eff);
       break;
     }
     case OpKind::AttentionCore: {
@@ -216,23 +248,48 @@ OpTime OpCostModel::time(const model::Op& op) const {
     t.dgrad = std::max({compute_time(op, op.dgrad_flops, GemmPart::dgrad), 2 * mem, floor});
   }
   if (op.wgrad_flops > 0) t.wgrad = std::max({compute_time(op, op.wgrad_flops, GemmPart::wgrad), mem, floor});
-  add_fp8_quantization(op, t);
+  add_quantization(op, t);
   return t;
 }
 
-void OpCostModel::add_fp8_quantization(const model::Op& op, OpTime& t) const {
-  // DeepSeek-V3 (arXiv:2412.19437 section 3.5.2) describes the HBM round trips its FP8 GEMMs need: the
-  // BF16 input is read, quantized in 1x128 tiles and written back as FP8 before the forward GEMM (3 bytes
-  // per element); the output gradient likewise before the activation-gradient GEMM; for the weight
-  // gradient both operands are read as FP8, transposed, re-quantized in 128x1 tiles and written (2 bytes
-  // per element each). Each is a kernel of its own, costed by its bytes like any memory-bound op.
+void OpCostModel::add_quantization(const model::Op& op, OpTime& t) const {
   const auto f = forward_of(op);
-  if (precision_ != Precision::fp8 || op.keeps_bf16 || !f) return;
+  if (precision_ == Precision::bf16 || op.keeps_bf16 || !f) return;
   const double m = f->dims.m * f->groups, n = f->dims.n, k = f->dims.k;
   const auto kernel = [this](double bytes) { return std::max(memory_time(bytes), defaults_.min_kernel_s); };
-  if (op.fwd_flops > 0 && !op.input_arrives_fp8) t.fwd_quant = kernel(3 * m * k);
-  if (op.dgrad_flops > 0) t.dgrad_quant = kernel(3 * m * n);
-  if (op.wgrad_flops > 0) t.wgrad_quant = kernel(2 * m * n + 2 * m * k);
+  if (precision_ == Precision::fp8) {
+    // DeepSeek-V3 (arXiv:2412.19437 section 3.5.2) describes the HBM round trips its FP8 GEMMs need: the
+    // BF16 input is read, quantized in 1x128 tiles and written back as FP8 before the forward GEMM (3 bytes
+    // per element); the output gradient likewise before the activation-gradient GEMM; for the weight
+    // gradient both operands are read as FP8, transposed, re-quantized in 128x1 tiles and written (2 bytes
+    // per element each). Each is a kernel of its own, costed by its bytes like any memory-bound op.
+    if (op.fwd_flops > 0 && !op.input_arrives_fp8) t.fwd_quant = kernel(3 * m * k);
+    if (op.dgrad_flops > 0) t.dgrad_quant = kernel(3 * m * n);
+    if (op.wgrad_flops > 0) t.wgrad_quant = kernel(2 * m * n + 2 * m * k);
+    return;
+  }
+  // MXFP8 and NVFP4 scale 1-D blocks along each GEMM's reduction dimension, so a tensor that one GEMM reduces
+  // along its rows and another along its columns needs two quantized copies, and "one cannot derive one from the
+  // other. Both must be quantized independently from the full-precision data" (NVIDIA Transformer Engine user
+  // guide, MXFP8, "Handling transposes"). Transformer Engine writes both copies from one read of the BF16 tensor:
+  // the input x [m, k] rowwise for the forward GEMM and columnwise for the weight gradient, the output gradient
+  // dy [m, n] rowwise for the activation gradient and columnwise for the weight gradient. Each kernel reads 2 bytes
+  // per element and writes `q` per copy (block_scaled_bytes_per_element); the weight gradient reads the copies
+  // made before it. An input that arrives quantized (FP8 dispatch) skips the forward copy; its columnwise copy is
+  // then re-quantized from the arrival (read and write q per element, as the FP8 transposes above).
+  const double q = block_scaled_bytes_per_element(precision_);
+  const bool wgrad = op.wgrad_flops > 0;
+  if (op.fwd_flops > 0 && !op.input_arrives_fp8) {
+    t.fwd_quant = kernel((2 + q * (wgrad ? 2 : 1)) * m * k);
+  } else if (op.fwd_flops > 0 && wgrad) {
+    t.wgrad_quant = kernel(2 * q * m * k);
+  }
+  const double dy_bytes = (2 + q * ((op.dgrad_flops > 0 ? 1 : 0) + (wgrad ? 1 : 0))) * m * n;
+  if (op.dgrad_flops > 0) {
+    t.dgrad_quant = kernel(dy_bytes);
+  } else if (wgrad) {
+    t.wgrad_quant += kernel(dy_bytes);
+  }
 }
 
 std::vector<std::string> OpCostModel::notes() const {
@@ -248,6 +305,14 @@ std::vector<std::string> OpCostModel::notes() const {
         device_.fp8_flops_per_s / 1e12, fp8_dense_.points.front().work, 100 * fp8_dense_.points.back().efficiency,
         fp8_dense_.points.back().work, kDeepGemmTableSource,
         older ? " (DeepGEMM's rate divided by its speedup over those kernels)" : ""));
+  }
+  if (block_scaled(precision_)) {
+    out.push_back(fmt::format(
+        "{} GEMMs at {:.0f}% of {:.0f} TFLOP/s before shape quantization ({}); inputs and output gradients quantized "
+        "rowwise and columnwise from BF16 by separate memory-bound kernels (\"{}\", {:.4g} bytes per element and "
+        "copy); the output head and the MoE gating stay in BF16",
+        display_name(precision_), 100 * block_scaled_.value, peak_of(precision_) / 1e12, block_scaled_.source,
+        quantization_label(), block_scaled_bytes_per_element(precision_)));
   }
   out.push_back(fmt::format("GEMM tiles {}x{} over {} SMs for tile and wave quantization: NVIDIA Matrix "
                             "Multiplication Background User's Guide, sections 3.1-3.2",

@@ -15,6 +15,7 @@
 #include "core/provenance.hpp"
 #include "core/units.hpp"
 #include "sim/cost/fp8_gemm_rates.hpp"
+#include "sim/cost/precision.hpp"
 
 namespace k3::cost {
 
@@ -25,6 +26,8 @@ struct DeviceModel {
   double hbm_bytes_per_s = 0;
   int sms = 0;
   std::string source;               // where the figures come from
+  double mxfp8_flops_per_s = 0;     // block-scaled formats: 0 when the GPU's tensor cores have none
+  double nvfp4_flops_per_s = 0;
 };
 
 // One default efficiency with where it comes from.
@@ -56,8 +59,9 @@ enum class Bf16GemmKernels { cuda12, cuda11 };
 // Registers the defaults for `gpu_name` in `prov` (default_efficiencies.cpp) and returns them as read back.
 DefaultEfficiencies default_efficiencies(const std::string& gpu_name, Bf16GemmKernels bf16_kernels,
                                          core::Provenance& prov);
-
-enum class Precision { bf16, fp8 };
+// The large-GEMM efficiency of a block-scaled format (mxfp8, nvfp4) on `gpu_name`, registered in `prov` only when a
+// run uses that format (default_efficiencies.cpp).
+SourcedFraction block_scaled_gemm_efficiency(Precision precision, const std::string& gpu_name, core::Provenance& prov);
 
 // How attention is computed. `flash`: one fused kernel that never writes the score matrix
 // (FlashAttention). `unfused`: as Megatron-LM did in 2021 (SC21 section 4.2): batched GEMMs write the full
@@ -74,8 +78,8 @@ struct KernelChoice {
 
 struct OpTime {
   core::Seconds fwd = 0, dgrad = 0, wgrad = 0;
-  // FP8 GEMMs: the quantization kernels each part needs besides the GEMM itself (memory-bound, see
-  // OpCostModel::time); zero for everything else.
+  // FP8, MXFP8 and NVFP4 GEMMs: the quantization kernels each part needs besides the GEMM itself (memory-bound,
+  // see OpCostModel::add_quantization); zero for everything else.
   core::Seconds fwd_quant = 0, dgrad_quant = 0, wgrad_quant = 0;
 };
 
@@ -83,6 +87,8 @@ class OpCostModel {
  public:
   // `profile` may be null (defaults). GEMMs run at `gemm_precision`; attention and scans stay in BF16. The
   // device's peaks, the defaults and the profile's rates are registered in `prov` and read back from it.
+  // MXFP8 or NVFP4 on a GPU without that format throws core::InputError at key precision.gemm (FP8 on a GPU
+  // without FP8 runs in BF16, as before).
   OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision,
               KernelChoice kernels, core::Provenance& prov);
 
@@ -95,6 +101,8 @@ class OpCostModel {
   const DeviceModel& device() const { return device_; }
   // The precision the linear layers run at: FP8 only when asked for and the GPU has FP8 tensor cores.
   Precision gemm_precision() const { return precision_; }
+  // The breakdown label of the quantization kernels: "FP8 quantization", "MXFP8 quantization", ...
+  std::string quantization_label() const;
   const DefaultEfficiencies& defaults() const { return defaults_; }
   // What the numbers alone do not say (tiles, the FP8 table's span, unfused attention, the profile), for
   // the report's assumptions section; the numbers themselves are listed from the provenance registry.
@@ -111,7 +119,8 @@ class OpCostModel {
   core::Seconds compute_time(const model::Op& op, core::Flops flops, GemmPart part) const;
   core::Seconds memory_time(core::Bytes bytes) const;
   OpTime unfused_attention_time(const model::Op& op) const;
-  void add_fp8_quantization(const model::Op& op, OpTime& t) const;
+  void add_quantization(const model::Op& op, OpTime& t) const;
+  double peak_of(Precision p) const;
   Fp8EfficiencyCurve fp8_curve(const std::vector<Fp8GemmMeasurement>& rows) const;
   // The profile's achieved rate (FLOP/s or B/s) for the class at `work`, when the profile measured it.
   std::optional<double> profile_rate(const std::string& op_class, double work) const;
@@ -121,6 +130,7 @@ class OpCostModel {
   Precision precision_;
   KernelChoice kernels_;
   DefaultEfficiencies defaults_;
+  SourcedFraction block_scaled_;  // MXFP8 or NVFP4 large-GEMM efficiency when the run uses one
   Fp8EfficiencyCurve fp8_dense_, fp8_grouped_;
   double profile_scale_ = 1.0;  // the profile's rates x this (its measurement spread, from the registry)
 };

@@ -95,4 +95,30 @@ DefaultEfficiencies default_efficiencies(const std::string& gpu, Bf16GemmKernels
   return d;
 }
 
+// Measured on HGX B200 (1,000 W); other Blackwell parts (GB200 at 1,200 W, GB300) take the same fraction of their own
+// peak, an assumption stated in the source. The range follows the BF16 one: -10% for shapes the kernels serve worse
+// than the measured square ones, +3% for run-to-run and clock spread (assumed).
+SourcedFraction block_scaled_gemm_efficiency(Precision precision, const std::string& gpu, core::Provenance& prov) {
+  const bool b200 = gpu == "B200";
+  const std::string other = b200 ? "" : "; measured on B200, the same fraction of the " + gpu + " peak assumed";
+  if (precision == Precision::mxfp8) {
+    // flashinfer-ai/flashinfer#2464 (mm_mxfp8, CUTLASS, autotuned, B200, 2026-02): 3200.9 TFLOP/s at
+    // M = N = 8192, K = 4096 and 3099.7 at 16384^3, of the 4,500 TFLOP/s dense FP8 peak; the faster taken.
+    return fraction(prov, "gemm.mxfp8.efficiency", 3200.9 / 4500.0, 0.90 * 3200.9 / 4500.0, 1.03 * 3200.9 / 4500.0,
+                    SourceKind::kernel_measurement,
+                    "flashinfer-ai/flashinfer#2464: MXFP8 GEMM (CUTLASS) on B200, 3200.9 TFLOP/s at 8192x8192x4096 "
+                    "(3099.7 at 16384^3) of 4500 TFLOP/s dense" + other + "; range -10%/+3% assumed");
+  }
+  if (precision == Precision::nvfp4) {
+    // pytorch/ao#2427 (cuBLAS NVFP4 torch._scaled_mm, B200, 2025-06, bench_matmul.py --recipe nvfp4): 5.50e15 at
+    // M = K = N = 6144 and 5.37e15 at 8192^3, of the 9.0e15 dense FP4 peak; the faster taken.
+    return fraction(prov, "gemm.nvfp4.efficiency", 5.50e15 / 9.00e15, 0.90 * 5.50e15 / 9.00e15, 1.03 * 5.50e15 / 9.00e15,
+                    SourceKind::kernel_measurement,
+                    "pytorch/ao#2427: NVFP4 GEMM (cuBLAS torch._scaled_mm) on B200, 5.50 PFLOP/s at 6144^3 (5.37 at "
+                    "8192^3) of 9.0 PFLOP/s dense" + other + "; range -10%/+3% assumed");
+  }
+  throw core::InternalError("block_scaled_gemm_efficiency: " + std::string(to_string(precision)) +
+                            " is not a block-scaled format");
+}
+
 }  // namespace k3::cost

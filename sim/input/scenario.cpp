@@ -122,6 +122,40 @@ void read_batch(const YamlValue& v, parallel::BatchSpec& b) {
   }
 }
 
+// The YAML text of a value, to hand to the topology loader as an override ("128", "fat_tree3", "[1, 2]").
+std::string yaml_text(const YamlValue& v) {
+  YAML::Emitter out;
+  out << YAML::Flow << v.node();
+  return out.c_str();
+}
+
+// `cluster:`: the topology and the keys of it a scenario may change. Each change is kept as an override of the
+// topology file (Scenario::cluster_sets), so that the topology loader checks it like the file's own keys.
+void read_cluster(const YamlValue& c, Scenario& s) {
+  c.allow_only({"topology", "nodes", "gpus", "radix", "fabric"});
+  s.topology = resolve_relative(c.at("topology").as_string(), s.source);
+  const auto set = [&s](const YamlValue& v, std::string topology_key) {
+    s.cluster_sets.push_back({std::move(topology_key), yaml_text(v), v.key_path(), v.line()});
+  };
+  if (auto n = c.find("nodes")) {
+    s.nodes = n->as_positive_int();
+    set(*n, "nodes");
+  }
+  if (auto g = c.find("gpus")) {
+    g->as_positive_int();
+    set(*g, "gpus");
+  }
+  if (auto r = c.find("radix")) {  // the older spelling of fabric.radix
+    s.radix = r->as_positive_int();
+    set(*r, "fabric.radix");
+  }
+  if (auto f = c.find("fabric")) {
+    f->allow_only({"kind", "radix", "tiers", "oversubscription", "link_bytes_per_s", "link_latency_s"});
+    if (s.radix && f->has("radix")) f->at("radix").fail("cluster.radix is given too", "one of cluster.radix and cluster.fabric.radix");
+    for (const auto& [key, v] : f->entries()) set(v, "fabric." + key);
+  }
+}
+
 workload::ElementType element_type(const YamlValue& v) {
   return enum_of<workload::ElementType>(v, {{"fp8", workload::ElementType::fp8}, {"bf16", workload::ElementType::bf16}});
 }
@@ -152,11 +186,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   if (auto seed = doc.find("seed")) s.seed = static_cast<std::uint64_t>(seed->as_non_negative_int());
   s.model = resolve_relative(doc.at("model").as_string(), source_name);
 
-  const auto cluster = doc.at("cluster");
-  cluster.allow_only({"topology", "nodes", "radix"});
-  s.topology = resolve_relative(cluster.at("topology").as_string(), source_name);
-  if (auto n = cluster.find("nodes")) s.nodes = n->as_positive_int();
-  if (auto r = cluster.find("radix")) s.radix = r->as_positive_int();
+  read_cluster(doc.at("cluster"), s);
 
   if (auto p = doc.find("parallel")) read_parallel(*p, s.parallel);
   read_batch(doc.at("batch"), s.batch);
@@ -167,7 +197,12 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
       s.precision.gradient_reduce_bytes = g->as_enum({"fp32", "bf16", "fp16"}) == "fp32" ? 4.0 : 2.0;
     }
     if (auto g = p->find("gemm")) {
-      s.precision.gemm = enum_of<workload::GemmPrecision>(*g, {{"bf16", workload::GemmPrecision::bf16}, {"fp8", workload::GemmPrecision::fp8}});
+      // Whether the GPU has MXFP8 or NVFP4 is checked once the topology is known (scenario_inputs.cpp).
+      s.precision.gemm = enum_of<workload::GemmPrecision>(*g, {{"bf16", workload::GemmPrecision::bf16},
+                                                               {"fp8", workload::GemmPrecision::fp8},
+                                                               {"mxfp8", workload::GemmPrecision::mxfp8},
+                                                               {"nvfp4", workload::GemmPrecision::nvfp4}});
+      s.precision_gemm_line = g->line();
     }
     if (auto d = p->find("dispatch")) s.precision.dispatch = element_type(*d);
     if (auto c = p->find("combine")) s.precision.combine = element_type(*c);

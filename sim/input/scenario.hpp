@@ -19,6 +19,16 @@ struct Scenario : train::StepSpec {
   std::string topology;        // topology preset name or file
   std::optional<std::int64_t> nodes;  // override of the topology's node count
   std::optional<std::int64_t> radix;  // override of the topology's switch radix (fabric.radix)
+  // Every topology key the `cluster:` block sets (nodes, gpus, fabric.radix, fabric.tiers, ...), as overrides of
+  // the topology file, with the scenario key and line that set it (for errors found when the topology is loaded).
+  struct ClusterSet {
+    std::string topology_key;  // e.g. "fabric.radix"
+    std::string value;         // YAML text
+    std::string scenario_key;  // e.g. "cluster.fabric.radix"
+    int line = 0;
+  };
+  std::vector<ClusterSet> cluster_sets;
+  int precision_gemm_line = 0;  // where precision.gemm was given, for its refusal on a GPU without the format
   std::string profile;         // calibration profile JSON; empty: the shipped default
 };
 

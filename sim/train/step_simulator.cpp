@@ -53,8 +53,12 @@ class StepRun {
     mb.seq = static_cast<double>(sc_.batch.seq_len);
     mb.dtypes.dispatch_bytes = element_bytes(sc_.precision.dispatch);
     mb.dtypes.combine_bytes = element_bytes(sc_.precision.combine);
+    // Linear-layer inputs are kept for backward as quantized: FP8 with a scale per 128 elements, MXFP8 and NVFP4
+    // as their columnwise copy with its block scales (MXFP8's 1 + 1/32 bytes equal FP8's 1 + 4/128).
     if (cost_.gemm_precision() == cost::Precision::fp8) {
       mb.dtypes.saved_linear_input_bytes = element_bytes(workload::ElementType::fp8);
+    } else if (cost::block_scaled(cost_.gemm_precision())) {
+      mb.dtypes.saved_linear_input_bytes = cost::block_scaled_bytes_per_element(cost_.gemm_precision());
     }
     blocks_ = model::build_ops(spec_, mb);
     stages_ = parallel::split_into_stages(blocks_, schedule_.stages(), sc_.source);
@@ -87,8 +91,7 @@ class StepRun {
     kernels.fp8 = sc.fp8_gemm_kernels;
     kernels.bf16 = sc.bf16_gemm_cuda11 ? cost::Bf16GemmKernels::cuda11 : cost::Bf16GemmKernels::cuda12;
     try {
-      return cost::OpCostModel(device_of(topo.gpu_type()), profile,
-                         sc.precision.gemm == workload::GemmPrecision::fp8 ? cost::Precision::fp8 : cost::Precision::bf16, kernels, prov);
+      return cost::OpCostModel(device_of(topo.gpu_type()), profile, sc.precision.gemm, kernels, prov);
     } catch (const InputError& e) {
       if (!e.where().file.empty()) throw;
       throw InputError({sc.source, e.where().key, sc.bf16_gemm_kernels_line}, e.problem(), e.allowed());
@@ -96,7 +99,8 @@ class StepRun {
   }
 
   static cost::DeviceModel device_of(const topo::GpuType& g) {
-    return {g.name, g.bf16_flops_per_s, g.fp8_flops_per_s, g.hbm_bytes_per_s, g.sms, g.source};
+    return {g.name, g.bf16_flops_per_s, g.fp8_flops_per_s, g.hbm_bytes_per_s, g.sms, g.source, g.mxfp8_flops_per_s,
+            g.nvfp4_flops_per_s};
   }
 
   exec::PassRunnerConfig runner_config() {

@@ -125,7 +125,7 @@ class StagePassBuilder {
         s = t.dgrad + (with_wgrad ? t.wgrad : 0.0);
         quant = t.dgrad_quant + (with_wgrad ? t.wgrad_quant : 0.0);
       }
-      if (quant > 0) thread(g).steps.emplace_back(ComputeStep{SimTime::from_seconds(quant), "FP8 quantization"});
+      if (quant > 0) thread(g).steps.emplace_back(ComputeStep{SimTime::from_seconds(quant), ctx_.cost->quantization_label()});
       if (s <= 0) continue;
       thread(g).steps.emplace_back(ComputeStep{SimTime::from_seconds(s), cost::OpCostModel::category(op)});
     }

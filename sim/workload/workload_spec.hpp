@@ -4,11 +4,13 @@
 #include <string>
 
 #include "core/yaml_input.hpp"
+#include "sim/cost/precision.hpp"
 
 namespace k3::workload {
 
 enum class AllToAllAlgorithm { flat, deepep };
-enum class GemmPrecision { bf16, fp8 };
+// precision.gemm: bf16, fp8, mxfp8 or nvfp4; the cost model's own enum, so that a step passes it on unchanged.
+using GemmPrecision = cost::Precision;
 enum class ElementType { fp8, bf16 };
 enum class ExpertLoadKind { uniform, balancer, state };
 

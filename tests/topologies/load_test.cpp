@@ -74,12 +74,15 @@ TEST(LoadTopology, UnknownNodeTypeAndUnknownKey) {
   EXPECT_EQ(k.problem(), "unknown key");
 }
 
-TEST(LoadTopology, RadixTooSmallForTheNodeCount) {
-  // radix 16: a rail leaf takes 8 nodes; 8 rails x ceil(80/8) = 80 leaves > 16 spine ports.
-  const auto e = error_of(replace(kValid, "nodes: 4", "nodes: 80"));
-  EXPECT_EQ(e.where().key, "fabric.radix");
-  EXPECT_EQ(e.where().line, 14);
+TEST(LoadTopology, RadixTooSmallForTheNodeCountWithTheTiersFixed) {
+  // radix 16: a rail leaf takes 8 nodes; 8 rails x ceil(80/8) = 80 leaves > 16 spine ports. With fabric.tiers 2
+  // that is an error at the key that fixed the tiers, saying how far three tiers of the same switches go
+  // (16^3 / 4 = 1,024 NICs). Without it the fabric grows to three tiers (cluster_size_test.cpp).
+  const auto e = error_of(replace(replace(kValid, "nodes: 4", "nodes: 80"), "  radix: 16", "  radix: 16\n  tiers: 2"));
+  EXPECT_EQ(e.where().key, "fabric.tiers");
+  EXPECT_EQ(e.where().line, 15);
   EXPECT_NE(e.problem().find("at most 16 nodes"), std::string::npos) << e.problem();
+  EXPECT_NE(e.allowed().find("1024 NICs"), std::string::npos) << e.allowed();
 }
 
 TEST(LoadTopology, NegativeBandwidthAndBadOversubscription) {
@@ -92,7 +95,8 @@ TEST(LoadTopology, NegativeBandwidthAndBadOversubscription) {
 
 TEST(LoadTopology, PresetsOverridesAndUnknownPreset) {
   const auto names = preset_names();
-  for (const char* p : {"h800-dsv3-2048", "a100-selene", "h100-rail", "h200-rail", "gb200-nvl72"}) {
+  for (const char* p : {"h800-dsv3-2048", "a100-selene", "h100-rail", "h200-rail", "gb200-nvl72", "b200-rail",
+                        "gb300-nvl72"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), p), names.end()) << p;
     EXPECT_GT(load_topology(p).gpu_count(), 0u) << p;
   }
@@ -113,11 +117,13 @@ TEST(LoadTopology, PresetsOverridesAndUnknownPreset) {
 }  // namespace
 }  // namespace k3::topo
 
-// The one GPU catalogue (topologies/gpu_types.yaml) holds every GPU of shared/validation/hardware.csv with its HBM.
+// The one GPU catalogue (topologies/gpu_types.yaml) holds every GPU of shared/validation/hardware.csv with its HBM
+// (and the GPUs hardware.csv does not list: H20, GB300-B300).
 TEST(GpuCatalogue, HbmEqualsHardwareCsv) {
   const auto rows = k3::test::read_validation_csv("hardware.csv");
   const auto gpus = k3::topo::builtin_gpu_types();
-  ASSERT_EQ(gpus.size(), rows.size());
+  ASSERT_FALSE(rows.empty());
+  ASSERT_GE(gpus.size(), rows.size());
   for (const auto& row : rows) {
     ASSERT_TRUE(gpus.count(row.at("gpu"))) << row.at("gpu");
     EXPECT_EQ(gpus.at(row.at("gpu")).hbm_bytes, std::stod(row.at("hbm_gb")) * 1e9) << row.at("gpu");
@@ -127,6 +133,9 @@ TEST(GpuCatalogue, HbmEqualsHardwareCsv) {
 TEST(GpuCatalogue, FindsByCaseInsensitivePrefix) {
   EXPECT_EQ(k3::topo::find_gpu_type("h200", "--gpu").name, "H200-SXM");
   EXPECT_EQ(k3::topo::find_gpu_type("GB200", "--gpu").name, "GB200-B200");
+  // An exact name wins over a longer name it begins: "h20" is the H20, not H200-SXM.
+  EXPECT_EQ(k3::topo::find_gpu_type("h20", "--gpu").name, "H20");
+  EXPECT_EQ(k3::topo::find_gpu_type("gb300", "--gpu").name, "GB300-B300");
   EXPECT_THROW(k3::topo::find_gpu_type("tpu", "--gpu"), k3::core::InputError);
   EXPECT_THROW(k3::topo::find_gpu_type("", "--gpu"), k3::core::InputError);
 }
