@@ -1,5 +1,7 @@
 #include "sim/exec/pass_runner.hpp"
 
+#include <memory>
+
 #include "core/error.hpp"
 #include "sim/net/collectives/collective_engine.hpp"
 
@@ -11,7 +13,14 @@ class EngineLauncher final : public CollectiveLauncher {
  public:
   EngineLauncher(net::CollectiveEngine& engine, const PassRunner& runner) : engine_(engine), runner_(runner) {}
   void launch(const workload::CollectiveCall& call, std::function<void()> on_done) override {
-    engine_.start(runner_.spec_of(call), [done = std::move(on_done)](const net::CollectiveResult&) { done(); });
+    const auto specs = runner_.specs_of(call);
+    auto left = std::make_shared<std::size_t>(specs.size());
+    auto done = std::make_shared<std::function<void()>>(std::move(on_done));
+    for (const auto& s : specs) {
+      engine_.start(s, [left, done](const net::CollectiveResult&) {
+        if (--*left == 0) (*done)();
+      });
+    }
   }
 
  private:
@@ -54,9 +63,8 @@ PassRunner::PassRunner(const topo::Topology& topology, PassRunnerConfig config)
   if (!config_.solo_memo) config_.solo_memo = std::make_shared<SoloCollectiveMemo>();
 }
 
-net::CollectiveSpec PassRunner::spec_of(const workload::CollectiveCall& call) const {
+std::vector<net::CollectiveSpec> PassRunner::specs_of(const workload::CollectiveCall& call) const {
   net::CollectiveSpec spec;
-  spec.ranks.assign(call.gpus.begin(), call.gpus.end());
   spec.bytes = call.bytes_per_rank;
   switch (call.kind) {
     case workload::CollectiveKind::dispatch:
@@ -81,8 +89,23 @@ net::CollectiveSpec PassRunner::spec_of(const workload::CollectiveCall& call) co
       spec.op = net::CollectiveOp::allgather;
       spec.algorithm = net::CollectiveAlgorithm::ring;
       break;
+    case workload::CollectiveKind::alltoall:
+      spec.op = net::CollectiveOp::alltoall;
+      spec.algorithm = net::CollectiveAlgorithm::flat;
+      break;
   }
-  return spec;
+  const auto n = static_cast<int>(call.gpus.size());
+  const int size = call.group_size > 0 ? call.group_size : n;
+  const int stride = call.group_size > 0 ? call.group_stride : 1;
+  K3SIM_ASSERT(size > 0 && n % (size * stride) == 0, "collective groups do not tile the members");
+  std::vector<net::CollectiveSpec> out;
+  for (int g = 0; g < n / size; ++g) {
+    const int first = g % stride + (g / stride) * stride * size;
+    out.push_back(spec);
+    auto& ranks = out.back().ranks;
+    for (int i = 0; i < size; ++i) ranks.push_back(call.gpus[static_cast<std::size_t>(first + i * stride)]);
+  }
+  return out;
 }
 
 namespace {
@@ -120,8 +143,8 @@ const SoloRun& SoloCollectiveMemo::insert(const Head& head, std::span<const para
 }
 
 const SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
-  SoloCollectiveMemo::Head head{config_.network, {}, static_cast<int>(call.kind), call.matrix.get(),
-                                call.bytes_per_rank};
+  SoloCollectiveMemo::Head head{config_.network, {}, static_cast<int>(call.kind), call.group_size,
+                                call.group_stride, call.matrix.get(), call.bytes_per_rank};
   for (int c = 0; c < topo::kLinkClassCount; ++c) {
     head.link_figures[static_cast<std::size_t>(c)] = config_.efficiency.by_class[static_cast<std::size_t>(c)];
     head.link_figures[static_cast<std::size_t>(topo::kLinkClassCount + c)] =
@@ -132,7 +155,7 @@ const SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
   // Simulated outside the lock; two threads asking for the same collective compute the same value and the
   // first to insert keeps it.
   SoloRun run;
-  run.duration = core::SimTime::from_seconds(collective_time(spec_of(call), &run.bytes));
+  run.duration = core::SimTime::from_seconds(concurrent_time(specs_of(call), &run.bytes));
   return config_.solo_memo->insert(head, gpus, run);
 }
 

@@ -50,11 +50,13 @@ struct SoloRun {
 class SoloCollectiveMemo {
  public:
   // What a collective alone depends on besides its GPUs: the network model and link figures (efficiencies,
-  // then latency scales), the kind, the traffic matrix and the bytes.
+  // then latency scales), the kind, how the members split into groups, the traffic matrix and the bytes.
   struct Head {
     const net::NetworkModelEntry* network;
     std::array<double, 2 * topo::kLinkClassCount> link_figures;
     int kind;
+    int group_size;
+    int group_stride;
     const workload::TrafficMatrix* matrix;
     double bytes;
     auto operator<=>(const Head&) const = default;
@@ -86,7 +88,8 @@ class PassRunner {
   core::Seconds concurrent_time(const std::vector<net::CollectiveSpec>& specs, LinkClassBytes* link_bytes = nullptr) const;
 
   const PassRunnerConfig& config() const { return config_; }
-  net::CollectiveSpec spec_of(const workload::CollectiveCall& call) const;
+  // One spec per independent group of the call (one for a call of one group).
+  std::vector<net::CollectiveSpec> specs_of(const workload::CollectiveCall& call) const;
 
  private:
   const SoloRun& solo(const workload::CollectiveCall& call) const;

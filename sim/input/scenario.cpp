@@ -70,12 +70,21 @@ std::string resolve_relative(const std::string& ref, const std::string& scenario
 }
 
 void read_parallel(const YamlValue& v, parallel::ParallelLayout& p) {
-  v.allow_only({"tp", "pp", "vpp", "ep", "cp", "dp", "zero", "schedule", "ep_spread", "overlap_grad_reduce"});
+  v.allow_only({"tp", "pp", "vpp", "ep", "etp", "cp", "cp_comm", "dp", "zero", "fsdp", "sequence_parallel",
+                "schedule", "ep_spread", "overlap_grad_reduce"});
   p.tp = positive_int(v, "tp", 1);
   p.pp = positive_int(v, "pp", 1);
   p.vpp = positive_int(v, "vpp", 1);
   p.ep = positive_int(v, "ep", 1);
+  // Experts follow the dense layers' TP when there is no EP (the experts are then split like any MLP);
+  // with EP the experts stay whole (ETP 1), as Megatron-Core's MoE recipes run them.
+  p.etp = positive_int(v, "etp", p.ep == 1 ? p.tp : 1);
   p.cp = positive_int(v, "cp", 1);
+  if (auto c = v.find("cp_comm")) {
+    p.cp_comm = c->as_enum({"p2p", "a2a"}) == "a2a" ? parallel::ContextParallelComm::a2a : parallel::ContextParallelComm::p2p;
+  }
+  // Megatron-Core requires sequence parallelism with TP and EP together, so that is the default there.
+  p.sequence_parallel = v.bool_or("sequence_parallel", p.tp > 1 && p.ep > 1);
   if (auto dp = v.find("dp")) {
     if (dp->is_scalar() && dp->as_string() == "auto") {
       p.dp = 0;
@@ -87,6 +96,11 @@ void read_parallel(const YamlValue& v, parallel::ParallelLayout& p) {
     const auto s = z->as_non_negative_int();
     if (s > 3) z->fail("ZeRO stage out of range", "0, 1, 2 or 3");
     p.zero_stage = static_cast<int>(s);
+  }
+  p.fsdp = v.bool_or("fsdp", false);
+  if (p.fsdp) {
+    if (auto z = v.find("zero"); z && p.zero_stage != 3) z->fail("FSDP shards weights, gradients and optimizer state", "zero: 3 or no zero key with fsdp: true");
+    p.zero_stage = 3;
   }
   if (auto s = v.find("schedule")) {
     p.schedule = core::find_entry(parallel::pipeline_schedules(),

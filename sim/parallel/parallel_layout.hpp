@@ -2,6 +2,10 @@
 // How a step's ranks are laid out (scenario keys `parallel.*` and `batch.*`): what the rank mapping, the
 // stage split and the pipeline schedules read. Parsed from YAML by sim/input; the schedules are
 // registered by name (sim/parallel/schedule_registry.hpp).
+//
+// Parallel folding (Megatron-Core, arXiv:2504.14960): within one pipeline stage, attention and dense layers
+// see the ranks as TP x CP x DP, the MoE layers see the same ranks as ETP x EP x EDP. EP need not divide DP
+// and may span TP ranks; only TP x CP x DP = ETP x EP x EDP is required.
 #include <cstdint>
 
 namespace k3::parallel {
@@ -9,21 +13,43 @@ namespace k3::parallel {
 struct PipelineScheduleEntry;  // schedule_registry.hpp
 const PipelineScheduleEntry& default_pipeline_schedule();
 
+// How context-parallel ranks exchange what attention needs of the other ranks' tokens.
+enum class ContextParallelComm {
+  p2p,  // ring attention: K/V (or the KDA state) pass around the CP ring, overlapped with attention compute
+  a2a,  // Ulysses: all-to-alls swap the sequence split for a head split around the attention core
+};
+const char* to_string(ContextParallelComm c);
+
 struct ParallelLayout {
   int tp = 1;
   int pp = 1;
   int vpp = 1;        // virtual stages per rank (interleaved 1F1B)
   int ep = 1;
+  int etp = 1;        // expert tensor parallelism: each routed expert's matrices split ETP ways
   int cp = 1;
   int dp = 0;         // 0: derived as GPUs / (tp * pp * cp)
-  int zero_stage = 1; // 0-3
+  int zero_stage = 1; // 0-3; 3 with fsdp
+  // FSDP (ZeRO-3 as Megatron-Core's and PyTorch's FSDP run it): each layer's parameters are all-gathered
+  // before its forward and its backward, and its gradients reduce-scattered, every micro-batch.
+  bool fsdp = false;
+  // Sequence parallelism with TP (Korthikanti et al., arXiv:2205.05198): norms and dropout run on 1/TP of
+  // the tokens, the TP all-reduce becomes a reduce-scatter + all-gather pair. Megatron-Core requires it with
+  // TP and EP together.
+  bool sequence_parallel = false;
+  ContextParallelComm cp_comm = ContextParallelComm::p2p;
   const PipelineScheduleEntry* schedule = &default_pipeline_schedule();  // never null
   bool ep_spread = false;  // false: EP groups over as few nodes as possible
   bool overlap_grad_reduce = true;  // DP gradient reduction overlapped with the last backward pass
 };
 
-// Expert data parallelism: each routed expert is replicated over dp / ep ranks (1 before dp is resolved).
-inline int expert_dp(const ParallelLayout& l) { return l.ep > 0 && l.dp >= l.ep ? l.dp / l.ep : 1; }
+// Ranks of one pipeline stage (TP x CP x DP once dp is resolved).
+inline std::int64_t stage_ranks(const ParallelLayout& l) { return static_cast<std::int64_t>(l.tp) * l.cp * l.dp; }
+// Expert data parallelism: each routed expert is replicated over EDP ranks (1 before dp is resolved).
+inline int expert_dp(const ParallelLayout& l) {
+  const std::int64_t experts_grid = static_cast<std::int64_t>(l.ep) * l.etp;
+  return l.dp > 0 && experts_grid > 0 && stage_ranks(l) % experts_grid == 0 ? static_cast<int>(stage_ranks(l) / experts_grid)
+                                                                           : 1;
+}
 
 struct BatchSpec {
   std::int64_t seq_len = 4096;

@@ -1,5 +1,6 @@
 #include "sim/parallel/rank_mapping.hpp"
 
+#include <numeric>
 #include <set>
 
 #include "core/error.hpp"
@@ -9,6 +10,8 @@ namespace k3::parallel {
 namespace {
 using core::InputError;
 }
+
+const char* to_string(ContextParallelComm c) { return c == ContextParallelComm::p2p ? "p2p" : "a2a"; }
 
 RankMapping::RankMapping(ParallelLayout layout, std::int64_t gpus, int gpus_per_node, const std::string& source)
     : layout_(layout), gpus_(gpus), gpus_per_node_(gpus_per_node) {
@@ -39,10 +42,18 @@ RankMapping::RankMapping(ParallelLayout layout, std::int64_t gpus, int gpus_per_
     throw InputError({source, "parallel.tp", 0}, "TP must divide the GPUs per node (" +
                      std::to_string(gpus_per_node) + ")", "a divisor of the GPUs per node");
   }
-  if (l.dp % l.ep != 0) {
-    throw InputError({source, "parallel.ep", 0},
-                     "EP " + std::to_string(l.ep) + " must divide DP = " + std::to_string(l.dp),
-                     "a divisor of DP (EP groups are carved out of the data-parallel ranks)");
+  const std::int64_t stage = stage_ranks(l);
+  const std::int64_t experts_grid = static_cast<std::int64_t>(l.ep) * l.etp;
+  if (stage % experts_grid != 0) {
+    throw InputError({source, l.etp > 1 ? "parallel.etp" : "parallel.ep", 0},
+                     "ETP x EP = " + std::to_string(experts_grid) + " does not divide the " + std::to_string(stage) +
+                         " ranks of a pipeline stage (TP x CP x DP)",
+                     "ETP x EP dividing TP x CP x DP = " + std::to_string(stage) +
+                         " (the MoE layers fold the same ranks as ETP x EP x EDP)");
+  }
+  if (l.ep_spread && (l.tp > 1 || l.cp > 1 || l.etp > 1)) {
+    throw InputError({source, "parallel.ep_spread", 0}, "spreading EP groups over the data-parallel ranks is "
+                     "modelled with TP, CP and ETP 1 only", "ep_spread: false, or tp, cp and etp 1");
   }
 }
 
@@ -65,24 +76,61 @@ RankCoord RankMapping::coord_of(GpuIndex gpu) const {
   return c;
 }
 
-std::vector<GpuIndex> RankMapping::ep_group(GpuIndex gpu) const {
+std::int64_t RankMapping::local_rank(GpuIndex gpu) const { return static_cast<std::int64_t>(gpu) % stage_ranks(layout_); }
+
+RankMapping::ExpertCoord RankMapping::expert_coord(std::int64_t local) const {
   const auto& l = layout_;
-  auto c = coord_of(gpu);
-  std::vector<GpuIndex> out;
-  out.reserve(static_cast<std::size_t>(l.ep));
-  const int groups = expert_dp(l);
+  const int edp = expert_dp(l);
+  ExpertCoord e;
+  e.etp = static_cast<int>(local % l.etp);
+  const std::int64_t rest = local / l.etp;
   if (l.ep_spread) {
-    const int first = c.dp % groups;
-    for (int i = 0; i < l.ep; ++i) {
-      c.dp = first + i * groups;
-      out.push_back(gpu_of(c));
-    }
+    e.edp = static_cast<int>(rest % edp);
+    e.ep = static_cast<int>(rest / edp);
   } else {
-    const int first = (c.dp / l.ep) * l.ep;
-    for (int i = 0; i < l.ep; ++i) {
-      c.dp = first + i;
-      out.push_back(gpu_of(c));
-    }
+    e.ep = static_cast<int>(rest % l.ep);
+    e.edp = static_cast<int>(rest / l.ep);
+  }
+  return e;
+}
+
+std::int64_t RankMapping::local_of(const ExpertCoord& e) const {
+  const auto& l = layout_;
+  const std::int64_t rest = l.ep_spread ? static_cast<std::int64_t>(e.ep) * expert_dp(l) + e.edp
+                                        : static_cast<std::int64_t>(e.edp) * l.ep + e.ep;
+  return rest * l.etp + e.etp;
+}
+
+std::vector<GpuIndex> RankMapping::ep_group(GpuIndex gpu) const {
+  const auto base = stage_base(coord_of(gpu).pp);
+  auto e = expert_coord(local_rank(gpu));
+  std::vector<GpuIndex> out;
+  out.reserve(static_cast<std::size_t>(layout_.ep));
+  for (int i = 0; i < layout_.ep; ++i) {
+    e.ep = i;
+    out.push_back(static_cast<GpuIndex>(base + local_of(e)));
+  }
+  return out;
+}
+
+std::vector<GpuIndex> RankMapping::expert_dp_group(GpuIndex gpu) const {
+  const auto base = stage_base(coord_of(gpu).pp);
+  auto e = expert_coord(local_rank(gpu));
+  std::vector<GpuIndex> out;
+  for (int i = 0; i < expert_dp(layout_); ++i) {
+    e.edp = i;
+    out.push_back(static_cast<GpuIndex>(base + local_of(e)));
+  }
+  return out;
+}
+
+std::vector<GpuIndex> RankMapping::etp_group(GpuIndex gpu) const {
+  const auto base = stage_base(coord_of(gpu).pp);
+  auto e = expert_coord(local_rank(gpu));
+  std::vector<GpuIndex> out;
+  for (int i = 0; i < layout_.etp; ++i) {
+    e.etp = i;
+    out.push_back(static_cast<GpuIndex>(base + local_of(e)));
   }
   return out;
 }
@@ -97,27 +145,6 @@ std::vector<GpuIndex> RankMapping::dp_group(GpuIndex gpu) const {
   return out;
 }
 
-std::vector<GpuIndex> RankMapping::expert_dp_group(GpuIndex gpu) const {
-  const auto& l = layout_;
-  auto c = coord_of(gpu);
-  const int groups = expert_dp(l);
-  std::vector<GpuIndex> out;
-  if (l.ep_spread) {
-    const int base = (c.dp / groups) * groups;
-    for (int i = 0; i < groups; ++i) {
-      c.dp = base + i;
-      out.push_back(gpu_of(c));
-    }
-  } else {
-    const int offset = c.dp % l.ep;
-    for (int i = 0; i < groups; ++i) {
-      c.dp = offset + i * l.ep;
-      out.push_back(gpu_of(c));
-    }
-  }
-  return out;
-}
-
 std::vector<GpuIndex> RankMapping::tp_group(GpuIndex gpu) const {
   auto c = coord_of(gpu);
   std::vector<GpuIndex> out;
@@ -128,10 +155,37 @@ std::vector<GpuIndex> RankMapping::tp_group(GpuIndex gpu) const {
   return out;
 }
 
+std::vector<GpuIndex> RankMapping::cp_group(GpuIndex gpu) const {
+  auto c = coord_of(gpu);
+  std::vector<GpuIndex> out;
+  for (int r = 0; r < layout_.cp; ++r) {
+    c.cp = r;
+    out.push_back(gpu_of(c));
+  }
+  return out;
+}
+
 GpuIndex RankMapping::pipeline_peer(GpuIndex gpu, int pp) const {
   auto c = coord_of(gpu);
   c.pp = pp;
   return gpu_of(c);
+}
+
+std::vector<GpuIndex> RankMapping::simulated_block(int pp) const {
+  const auto& l = layout_;
+  const auto first = static_cast<GpuIndex>(stage_base(pp));
+  if (l.ep_spread) return ep_group(first);
+  const std::int64_t size = std::lcm(static_cast<std::int64_t>(l.tp) * l.cp, static_cast<std::int64_t>(l.ep) * l.etp);
+  std::vector<GpuIndex> out;
+  out.reserve(static_cast<std::size_t>(size));
+  for (std::int64_t i = 0; i < size; ++i) out.push_back(static_cast<GpuIndex>(first + i));
+  return out;
+}
+
+GroupShape RankMapping::ep_shape() const { return layout_.ep_spread ? GroupShape{layout_.ep, 1} : GroupShape{layout_.ep, layout_.etp}; }
+
+int RankMapping::ep_index_in_block(int position) const {
+  return layout_.ep_spread ? position : (position / layout_.etp) % layout_.ep;
 }
 
 int RankMapping::nodes_spanned(const std::vector<GpuIndex>& gpus) const {

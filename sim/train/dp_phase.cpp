@@ -85,7 +85,7 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   const auto& sc = in.scenario;
   DpPhase d;
   const std::vector<int> stage_ids = in.schedule.stages_held(rank);
-  const auto params = rank_params(in.blocks, in.stages, stage_ids, L.tp, L.ep);
+  const auto params = rank_params(in.blocks, in.stages, stage_ids, L.tp, L.ep, L.etp);
   const parallel::GpuIndex base = in.map.gpu_of({0, 0, 0, rank});
   const int expert_dp = parallel::expert_dp(L);
   const bool zero = L.zero_stage >= 1;
@@ -124,8 +124,10 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   // fp32 by default (Megatron-LM with BF16 forces --accumulate-allreduce-grads-in-fp32); 2 bytes when
   // precision.gradient_reduce says the run reduced its BF16/FP16 gradients as they are.
   const double grad_bytes = sc.precision.gradient_reduce_bytes;
-  d.gradient_sync_s =
-      group_collectives(zero ? net::CollectiveOp::reducescatter : net::CollectiveOp::allreduce, grad_bytes);
+  // FSDP reduce-scatters each layer's gradients inside the backward passes (sim/workload/pass_builder).
+  d.gradient_sync_s = L.fsdp ? 0.0
+                             : group_collectives(zero ? net::CollectiveOp::reducescatter : net::CollectiveOp::allreduce,
+                                                 grad_bytes);
   // Bucketed reductions start when the first bucket of gradients is ready and share the links and SMs with
   // the pass they hide behind, so only part of that pass may hide them.
   const double overlap =
@@ -170,7 +172,7 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
     // Moonlight's distributed Muon gathers each matrix's gradient shards (BF16) before Newton-Schulz.
     d.muon_gather_s = group_collectives(net::CollectiveOp::allgather, 2.0 * muon_share);
   }
-  if (zero) {
+  if (zero && !L.fsdp) {  // FSDP gathers each layer's parameters before it runs instead
     d.param_gather_s = group_collectives(net::CollectiveOp::allgather, 2.0);
     d.param_gather_exposed_s = std::max(0.0, d.param_gather_s - overlap * first_pass.seconds());
   }

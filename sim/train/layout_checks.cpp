@@ -19,12 +19,48 @@ void require_divides(const StepSpec& sc, const char* key, int tp, int heads, con
 
 void check_layout(const StepSpec& sc, const model::ModelSpec& spec, const parallel::RankMapping& map) {
   const auto& L = map.layout();
-  if (L.tp > 1 && L.ep > 1) {
-    throw InputError({sc.source, "parallel.ep", 0}, "tensor and expert parallelism together are not modelled",
-                     "tp: 1 with ep > 1, or ep: 1 with tp > 1");
+  if (L.tp > 1 && L.ep > 1 && !L.sequence_parallel) {
+    throw InputError({sc.source, "parallel.sequence_parallel", 0},
+                     "TP with EP needs sequence parallelism (Megatron-Core's MoE token dispatcher routes each TP "
+                     "rank's share of the sequence)", "sequence_parallel: true (the default with tp > 1 and ep > 1)");
+  }
+  if (L.tp > 1 && !L.sequence_parallel && L.etp != L.tp && spec.has_moe()) {
+    throw InputError({sc.source, "parallel.etp", 0},
+                     "without sequence parallelism the TP ranks hold the same tokens, so the experts split like "
+                     "the dense layers", "etp = tp (" + std::to_string(L.tp) + "), or sequence_parallel: true");
+  }
+  if (L.etp > 1) {
+    if (!spec.has_moe()) {
+      // The default (ETP = TP without EP) means nothing for a dense model; anything else is a mistake.
+      if (L.etp != L.tp) {
+        throw InputError({sc.source, "parallel.etp", 0}, "model " + spec.name + " has no routed experts", "etp: 1");
+      }
+    } else if (spec.moe.expert_ffn % L.etp != 0) {
+      throw InputError({sc.source, "parallel.etp", 0},
+                       "ETP " + std::to_string(L.etp) + " does not divide the expert width " +
+                           std::to_string(spec.moe.expert_ffn),
+                       "a divisor of the expert intermediate width");
+    }
   }
   if (L.cp > 1) {
-    throw InputError({sc.source, "parallel.cp", 0}, "context parallelism is not modelled yet", "cp: 1");
+    // Causal load balancing splits each sequence into 2 CP chunks.
+    if (sc.batch.seq_len % (2 * L.cp) != 0) {
+      throw InputError({sc.source, "parallel.cp", 0},
+                       "CP " + std::to_string(L.cp) + " needs the sequence (" + std::to_string(sc.batch.seq_len) +
+                           " tokens) to split into 2 x CP equal chunks",
+                       "a CP degree with seq_len divisible by 2 x CP");
+    }
+    if (L.cp_comm == parallel::ContextParallelComm::a2a) {
+      const int heads = spec.count_layers(model::AttentionKind::GQA) > 0   ? spec.gqa.heads
+                        : spec.count_layers(model::AttentionKind::MLA) > 0 ? spec.mla.heads
+                                                                           : spec.kda.heads;
+      if (heads % (L.tp * L.cp) != 0) {
+        throw InputError({sc.source, "parallel.cp", 0},
+                         "the all-to-all CP variant scatters the " + std::to_string(heads) +
+                             " attention heads over TP x CP = " + std::to_string(L.tp * L.cp) + " ranks",
+                         "TP x CP dividing the heads, or cp_comm: p2p");
+      }
+    }
   }
   if (L.ep > 1) {
     if (!spec.has_moe()) {
@@ -32,7 +68,7 @@ void check_layout(const StepSpec& sc, const model::ModelSpec& spec, const parall
                        "ep: 1 for a dense model");
     }
     routing::check_ep_divides_experts(L.ep, spec.moe.routed_experts, {sc.source, "parallel.ep", 0});
-    if (sc.communication.node_limit > 0 && sc.communication.node_limit > (L.ep + map.gpus_per_node() - 1) / map.gpus_per_node()) {
+    if (sc.communication.node_limit > 0 && sc.communication.node_limit > map.nodes_spanned(map.ep_group(0))) {
       throw InputError({sc.source, "communication.node_limit", 0},
                        "node limit " + std::to_string(sc.communication.node_limit) +
                            " is larger than the nodes an EP group spans",

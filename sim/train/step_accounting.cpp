@@ -8,6 +8,7 @@
 #include "sim/parallel/schedule_registry.hpp"
 #include "sim/train/dp_phase.hpp"
 #include "sim/train/step_memory.hpp"
+#include "sim/workload/pass_builder.hpp"
 
 namespace k3::train {
 
@@ -49,7 +50,7 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
   const auto& L = in.map.layout();
   const std::vector<int> stage_ids = in.schedule.stages_held(rank);
   MemoryInputs m;
-  m.params = rank_params(in.blocks, in.stages, stage_ids, L.tp, L.ep);
+  m.params = rank_params(in.blocks, in.stages, stage_ids, L.tp, L.ep, L.etp);
   m.dp = L.dp;
   m.expert_dp = parallel::expert_dp(L);
   m.zero_stage = L.zero_stage;
@@ -68,7 +69,11 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
           dense += op.params;
           if (op.muon_matrix) muon += op.params;
         }
-        op = model::scale_routed(op, worst);
+        // What one rank keeps: TP (and sequence parallelism) split the non-routed activations; a rank's
+        // routed tokens are 1/TP of the micro-batch's under sequence parallelism, gathered ETP ways.
+        const double tokens = L.sequence_parallel ? static_cast<double>(L.etp) / L.tp : 1.0;
+        op.saved_bytes *= workload::tp_saved_fraction(op, L.tp, L.sequence_parallel);
+        op = model::scale_routed(op, worst * tokens);
       }
       mine.push_back(std::move(blk));
     }

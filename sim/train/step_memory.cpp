@@ -7,13 +7,13 @@
 namespace k3::train {
 
 RankParams rank_params(const std::vector<model::OpBlock>& blocks, const std::vector<parallel::StageBlocks>& stages,
-                       const std::vector<int>& stage_indices, int tp, int ep) {
+                       const std::vector<int>& stage_indices, int tp, int ep, int etp) {
   RankParams p;
   for (int s : stage_indices) {
     for (int b : stages[static_cast<std::size_t>(s)].blocks) {
       for (const auto& op : blocks[static_cast<std::size_t>(b)].ops) {
         if (op.routed) {
-          p.routed += op.params / ep;
+          p.routed += op.params / (static_cast<double>(ep) * etp);
         } else {
           const bool split = op.kind == model::OpKind::DenseGemm || op.kind == model::OpKind::Router ||
                              op.kind == model::OpKind::Embedding;

@@ -13,11 +13,11 @@ namespace k3::train {
 
 struct RankParams {
   double dense = 0;   // parameters replicated across the DP group (divided by TP already)
-  double routed = 0;  // routed-expert parameters held by this GPU (divided by EP)
+  double routed = 0;  // routed-expert parameters held by this GPU (divided by EP x ETP)
 };
 
 RankParams rank_params(const std::vector<model::OpBlock>& blocks, const std::vector<parallel::StageBlocks>& stages,
-                       const std::vector<int>& stage_indices, int tp, int ep);
+                       const std::vector<int>& stage_indices, int tp, int ep, int etp);
 
 struct MemoryInputs {
   RankParams params;

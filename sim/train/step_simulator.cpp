@@ -50,7 +50,7 @@ class StepRun {
     schedule_ = make_schedule_for(sc_, L, microbatches_);
     model::MicroBatch mb;
     mb.sequences = static_cast<double>(sc_.batch.micro_batch_seqs);
-    mb.seq = static_cast<double>(sc_.batch.seq_len);
+    mb.seq = static_cast<double>(sc_.batch.seq_len) / L.cp;  // one CP rank's share of each sequence
     mb.dtypes.dispatch_bytes = element_bytes(sc_.precision.dispatch);
     mb.dtypes.combine_bytes = element_bytes(sc_.precision.combine);
     // Linear-layer inputs are kept for backward as quantized: FP8 with a scale per 128 elements, MXFP8 and NVFP4
@@ -61,6 +61,10 @@ class StepRun {
       mb.dtypes.saved_linear_input_bytes = cost::block_scaled_bytes_per_element(cost_.gemm_precision());
     }
     blocks_ = model::build_ops(spec_, mb);
+    if (L.cp > 1) {
+      workload::apply_context_parallel(blocks_, L.cp);
+      cp_load_ = {L.cp, L.cp_comm, mb.sequences};
+    }
     stages_ = parallel::split_into_stages(blocks_, schedule_.stages(), sc_.source);
     prepare_moe(mb);
 
@@ -134,13 +138,7 @@ class StepRun {
     return c;
   }
 
-  std::vector<parallel::GpuIndex> group_of_rank(int rank) const {
-    const auto& L = map_.layout();
-    const parallel::GpuIndex base = map_.gpu_of({0, 0, 0, rank});
-    if (L.ep > 1) return map_.ep_group(base);
-    if (L.tp > 1) return map_.tp_group(base);
-    return {base};
-  }
+  std::vector<parallel::GpuIndex> group_of_rank(int rank) const { return map_.simulated_block(rank); }
 
   void prepare_moe(const model::MicroBatch& mb) {
     const auto& L = map_.layout();
@@ -158,12 +156,12 @@ class StepRun {
     m.experts = spec_.moe.routed_experts;
     m.top_k = spec_.moe.experts_per_token;
     m.width = spec_.moe.expert_io_dim(spec_.hidden);
-    m.group = group_of_rank(0);
+    m.group = map_.ep_group(group_of_rank(0).front());
     m.gpus_per_node = topo_.gpus_per_node();
     m.node_limit = sc_.communication.node_limit;
     m.dispatch_bytes_per_element = mb.dtypes.dispatch_bytes;
     m.combine_bytes_per_element = mb.dtypes.combine_bytes;
-    m.tokens_per_gpu = mb.tokens();
+    m.tokens_per_gpu = mb.tokens() / (L.sequence_parallel ? L.tp : 1);  // sequence parallelism: 1/TP of the tokens
     m.balanced = sc_.expert_load.kind == workload::ExpertLoadKind::uniform;
     m.balancer = sc_.expert_load.balancer;
     m.balancer_steps = sc_.expert_load.steps;
@@ -226,11 +224,28 @@ class StepRun {
     ctx.blocks = &blocks_;
     ctx.cost = &cost_;
     ctx.gpus = group_of_rank(rank);
-    ctx.tp = map_.layout().tp;
-    ctx.ep = map_.layout().ep;
+    const auto& L = map_.layout();
+    ctx.tp = L.tp;
+    ctx.ep = L.ep;
+    ctx.etp = L.etp;
+    ctx.sequence_parallel = L.sequence_parallel;
+    ctx.tp_shape = map_.tp_shape();
+    ctx.ep_shape = map_.ep_shape();
+    ctx.etp_shape = map_.etp_shape();
+    ctx.cp_shape = map_.cp_shape();
+    for (std::size_t g = 0; g < ctx.gpus.size(); ++g) ctx.ep_index.push_back(map_.ep_index_in_block(static_cast<int>(g)));
+    ctx.cp = cp_load_;
+    if (L.fsdp) {
+      ctx.fsdp.dense = map_.dp_group(ctx.gpus.front());
+      ctx.fsdp.experts = map_.expert_dp_group(ctx.gpus.front());
+      ctx.fsdp.gradient_bytes = sc_.precision.gradient_reduce_bytes;
+    }
     ctx.recompute = sc_.recompute;
     ctx.moe = moe_layers_;
-    ctx.tp_allreduce_bytes = static_cast<double>(sc_.batch.micro_batch_seqs) * sc_.batch.seq_len * spec_.hidden * 2.0;
+    // One CP rank's tokens (the micro-batch's ops are built on seq / CP).
+    const double tokens = static_cast<double>(sc_.batch.micro_batch_seqs) * sc_.batch.seq_len / L.cp;
+    ctx.tp_allreduce_bytes = tokens * spec_.hidden * 2.0;
+    ctx.etp_bytes = tokens / L.tp * L.etp * spec_.moe.expert_io_dim(spec_.hidden) * 2.0;
     return ctx;
   }
 
@@ -389,6 +404,7 @@ class StepRun {
   std::vector<int> stage_class_;
   std::map<std::pair<int, int>, SimTime> p2p_;
   std::optional<balancing::BalancerState> state_;
+  workload::ContextParallelLoad cp_load_;
   double events_ = 0;
 };
 

@@ -10,7 +10,7 @@ using core::SimTime;
 using model::Op;
 using model::OpKind;
 
-Op shard_for_tp(const Op& op, int tp) {
+Op shard_for_tp(const Op& op, int tp, bool sequence_parallel) {
   if (tp <= 1) return op;
   switch (op.kind) {
     case OpKind::DenseGemm:
@@ -19,8 +19,11 @@ Op shard_for_tp(const Op& op, int tp) {
     case OpKind::KdaChunkScan:
     case OpKind::ExpertGemm:
       break;
-    default:
+    case OpKind::Communication:
       return op;
+    default:
+      if (!sequence_parallel) return op;
+      break;  // the sequence is split TP ways: 1/TP of the tokens
   }
   Op o = op;
   const double f = 1.0 / tp;
@@ -34,16 +37,39 @@ Op shard_for_tp(const Op& op, int tp) {
   if (auto* a = std::get_if<model::AttentionShape>(&o.shape)) a->heads = std::max(1, a->heads / tp);
   if (auto* s = std::get_if<model::ScanShape>(&o.shape)) s->heads = std::max(1, s->heads / tp);
   if (auto* e = std::get_if<model::ExpertGemmShape>(&o.shape)) e->n *= f;
+  if (auto* e = std::get_if<model::ElementwiseShape>(&o.shape)) e->elements *= f;
   return o;
 }
 
 namespace {
 
 bool is_shared_expert(const Op& op) { return op.name.rfind("shared", 0) == 0; }
-// The projections after which Megatron-style TP all-reduces the layer's partial outputs.
+
+}  // namespace
+
 bool ends_tp_region(const Op& op) {
   return op.name == "o_proj" || op.name == "w3_down" || op.name == "shared_down" || op.name == "latent_up_proj";
 }
+
+double tp_saved_fraction(const Op& op, int tp, bool sequence_parallel) {
+  if (tp <= 1 || op.routed) return 1.0;
+  if (sequence_parallel) return 1.0 / tp;
+  switch (op.kind) {
+    case OpKind::AttentionCore:
+    case OpKind::KdaChunkScan:
+      return 1.0 / tp;
+    case OpKind::Elementwise:  // per-head or per-channel work inside a region; the AttnRes mix is on the residual
+      return op.name.rfind("attn_res", 0) == 0 ? 1.0 : 1.0 / tp;
+    case OpKind::Norm:  // KDA's per-head output norm sits inside the region; the others on whole tensors
+      return op.name == "o_norm_gate" ? 1.0 / tp : 1.0;
+    case OpKind::DenseGemm:
+      return ends_tp_region(op) ? 1.0 / tp : 1.0;
+    default:
+      return 1.0;
+  }
+}
+
+namespace {
 
 class StagePassBuilder {
  public:
@@ -58,11 +84,30 @@ class StagePassBuilder {
 
   int build(const parallel::StageBlocks& stage) {
     const bool backward = part_ != PassPart::forward;
-    if (!backward) {
-      for (int b : stage.blocks) forward_block(b, false);
-    } else {
-      for (auto it = stage.blocks.rbegin(); it != stage.blocks.rend(); ++it) backward_block(*it);
+    std::vector<int> order(stage.blocks.begin(), stage.blocks.end());
+    if (backward) std::reverse(order.begin(), order.end());
+    const bool fsdp = !ctx_.fsdp.dense.empty();
+    const bool gather = fsdp && part_ != PassPart::weight;  // the weight-gradient pass needs no weights
+    const bool reduce = fsdp && (part_ == PassPart::backward || part_ == PassPart::weight);
+    // FSDP prefetch: the next layer's parameters are gathered while this one computes.
+    std::vector<std::vector<int>> gathers;
+    if (gather && !order.empty()) gathers.push_back(gather_params(order.front()));
+    std::vector<int> reductions;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (gather) {
+        for (int c : gathers[i]) wait(c);
+        if (i + 1 < order.size()) gathers.push_back(gather_params(order[i + 1]));
+      }
+      if (backward) {
+        backward_block(order[i]);
+      } else {
+        forward_block(order[i], false);
+      }
+      if (reduce) {
+        for (int c : reduce_grads(order[i])) reductions.push_back(c);
+      }
     }
+    for (int c : reductions) wait(c);
     return first_;
   }
 
@@ -76,11 +121,17 @@ class StagePassBuilder {
   int threads() const { return ctx_.one_thread_for_group ? 1 : static_cast<int>(ctx_.gpus.size()); }
   PassThread& thread(int g) { return p_.threads[static_cast<std::size_t>(first_ + g)]; }
 
+  // A collective run by every group of `shape` in the block at once.
   int collective(CollectiveKind kind, std::shared_ptr<const TrafficMatrix> matrix, core::Bytes bytes,
-                 std::string label) {
+                 std::string label, parallel::GroupShape shape) {
     std::vector<int> members;
     for (int g = 0; g < threads(); ++g) members.push_back(first_ + g);
-    return p_.add_collective({kind, ctx_.gpus, bytes, std::move(matrix), std::move(label)}, std::move(members));
+    CollectiveCall call{kind, ctx_.gpus, bytes, std::move(matrix), std::move(label)};
+    if (shape.size != static_cast<int>(ctx_.gpus.size())) {
+      call.group_size = shape.size;
+      call.group_stride = shape.stride;
+    }
+    return p_.add_collective(std::move(call), std::move(members));
   }
   void issue(int c) {
     for (int g = 0; g < threads(); ++g) thread(g).steps.emplace_back(IssueStep{c});
@@ -88,19 +139,122 @@ class StagePassBuilder {
   void wait(int c) {
     for (int g = 0; g < threads(); ++g) thread(g).steps.emplace_back(WaitStep{c});
   }
+  // Under sequence parallelism the all-reduce splits into a reduce-scatter here and an all-gather where the
+  // next TP region starts; ring reduce-scatter + all-gather move what one ring all-reduce moves, so the pair
+  // is timed as one all-reduce.
   void all_reduce(const std::string& label) {
-    const int c = collective(CollectiveKind::allreduce, nullptr, ctx_.tp_allreduce_bytes, label);
+    const int c = collective(CollectiveKind::allreduce, nullptr, ctx_.tp_allreduce_bytes, label, ctx_.tp_shape);
     issue(c);
     wait(c);
   }
 
-  // The op as GPU g of the group runs it.
+  // The parameters one rank holds of a block (after TP, EP and ETP), dense and routed.
+  std::pair<double, double> block_params(int block) const {
+    double dense = 0, routed = 0;
+    for (const auto& op : (*ctx_.blocks)[static_cast<std::size_t>(block)].ops) {
+      if (op.routed) {
+        routed += op.params / (static_cast<double>(ctx_.ep) * ctx_.etp);
+      } else {
+        const bool split = op.kind == OpKind::DenseGemm || op.kind == OpKind::Router || op.kind == OpKind::Embedding;
+        dense += split ? op.params / ctx_.tp : op.params;
+      }
+    }
+    return {dense, routed};
+  }
+  // One collective over the dense DP group and, at once, one over the EDP group; returns what to wait for.
+  std::vector<int> fsdp_collective(int block, CollectiveKind kind, double bytes_per_param, const char* what) {
+    const auto [dense, routed] = block_params(block);
+    std::vector<int> members;
+    for (int g = 0; g < threads(); ++g) members.push_back(first_ + g);
+    std::vector<int> out;
+    if (dense > 0 && ctx_.fsdp.dense.size() > 1) {
+      out.push_back(p_.add_collective({kind, ctx_.fsdp.dense, dense * bytes_per_param, nullptr, label(what, block)}, members));
+    }
+    if (routed > 0 && ctx_.fsdp.experts.size() > 1) {
+      out.push_back(p_.add_collective({kind, ctx_.fsdp.experts, routed * bytes_per_param, nullptr,
+                                       label(what, block) + " (experts)"}, members));
+    }
+    for (int c : out) issue(c);
+    return out;
+  }
+  // BF16 parameters gathered (nccl-tests all-gather size: the whole gathered buffer).
+  std::vector<int> gather_params(int block) {
+    return fsdp_collective(block, CollectiveKind::allgather, 2.0, "FSDP parameter all-gather");
+  }
+  std::vector<int> reduce_grads(int block) {
+    return fsdp_collective(block, CollectiveKind::reducescatter, ctx_.fsdp.gradient_bytes, "FSDP gradient reduce-scatter");
+  }
+
+  // Experts split ETP ways see the tokens of their whole ETP group: an all-gather after the dispatch and a
+  // reduce-scatter before the combine (each timed as half of a ring all-reduce of the gathered tokens).
+  void expert_tp_gather(const std::string& what) {
+    if (ctx_.etp <= 1 || !ctx_.sequence_parallel) return;
+    const int c = collective(CollectiveKind::allgather, nullptr, ctx_.etp_bytes, what, ctx_.etp_shape);
+    issue(c);
+    wait(c);
+  }
+
+  // The attention core (or KDA scan) of one CP rank. Ring attention (p2p): each rank's K/V travels the CP
+  // ring while the rank computes on what it has (Megatron-Core overlaps each ring step with the attention of
+  // the previous one), so the exchange is issued before the compute and waited for after it; backward sends
+  // K/V and their gradients. Ulysses (a2a): an all-to-all swaps the sequence split for a head split before
+  // the core and back after it. KDA: the chunk states pass along the ring after each rank's local scan.
+  void context_parallel(const Op& op, int block, bool backward, bool with_wgrad) {
+    const auto& cp = ctx_.cp;
+    const auto run = [&] { compute(op, block, backward, with_wgrad); };
+    const Op local = local_op(op, block, 0);
+    if (const auto* scan = std::get_if<model::ScanShape>(&local.shape)) {
+      run();
+      const double state = cp.sequences * scan->heads * scan->d_k * scan->d_v * 4.0;  // fp32 state per sequence
+      const int c = collective(CollectiveKind::allgather, nullptr, cp.cp * state,
+                               label(backward ? "CP KDA state pass backward" : "CP KDA state pass", block), ctx_.cp_shape);
+      issue(c);
+      wait(c);
+      return;
+    }
+    const auto* a = std::get_if<model::AttentionShape>(&local.shape);
+    if (a == nullptr) {
+      run();
+      return;
+    }
+    // K and V of this rank's tokens, BF16: MLA and MHA keep one per head; GQA one per KV head (replicated
+    // over TP when there are fewer KV heads than TP ranks).
+    const double tokens = a->seq * a->sequences;
+    const double kv_heads = a->kind == model::AttentionKind::GQA ? std::max(1, a->kv_heads / ctx_.tp) : a->heads;
+    const double kv_bytes = tokens * kv_heads * (a->qk_dim + a->v_dim) * 2.0;
+    if (cp.comm == parallel::ContextParallelComm::p2p) {
+      const double bytes = cp.cp * kv_bytes * (backward ? 2.0 : 1.0);
+      const int c = collective(CollectiveKind::allgather, nullptr, bytes,
+                               label(backward ? "CP ring K/V backward" : "CP ring K/V", block), ctx_.cp_shape);
+      issue(c);
+      run();
+      wait(c);
+      return;
+    }
+    const double qkv_bytes = tokens * a->heads * a->qk_dim * 2.0 + kv_bytes;
+    const double out_bytes = tokens * a->heads * a->v_dim * 2.0;
+    const auto a2a = [&](double bytes, const char* what) {
+      const int c = collective(CollectiveKind::alltoall, nullptr, bytes, label(what, block), ctx_.cp_shape);
+      issue(c);
+      wait(c);
+    };
+    a2a(backward ? out_bytes : qkv_bytes, backward ? "CP all-to-all backward" : "CP all-to-all");
+    run();
+    a2a(backward ? qkv_bytes : out_bytes, backward ? "CP all-to-all backward" : "CP all-to-all");
+  }
+
+  // The op as GPU g of the block runs it.
   Op local_op(const Op& op, int block, int g) const {
-    Op o = shard_for_tp(op, ctx_.tp);
-    if (!o.routed) return o;
+    if (!op.routed) return shard_for_tp(op, ctx_.tp, ctx_.sequence_parallel);
     auto it = ctx_.moe.find(block);
-    const double factor = it == ctx_.moe.end() ? 1.0 : it->second.routed_factor[static_cast<std::size_t>(g)];
-    o = model::scale_routed(o, factor);
+    const int ep_rank = ctx_.ep_index.empty() ? 0 : ctx_.ep_index[static_cast<std::size_t>(g)];
+    const double factor = it == ctx_.moe.end() ? 1.0 : it->second.routed_factor[static_cast<std::size_t>(ep_rank)];
+    // Under sequence parallelism each rank routes 1/TP of the tokens, and an ETP group gathers its members'
+    // tokens for experts split ETP ways; without it the TP ranks share the tokens and split the experts
+    // (ETP = TP).
+    const double tokens = ctx_.sequence_parallel ? static_cast<double>(ctx_.etp) / ctx_.tp : 1.0;
+    Op o = model::scale_routed(op, factor * tokens);
+    if (ctx_.etp > 1 && o.kind == OpKind::ExpertGemm) o = shard_for_tp(o, ctx_.etp);
     // A GPU reads only the weights of the experts it hosts.
     const double local_weights = o.weight_bytes / ctx_.ep;
     o.read_bytes -= o.weight_bytes - local_weights;
@@ -150,21 +304,29 @@ class StagePassBuilder {
       if (op.kind == OpKind::Communication) {
         if (m == nullptr) continue;
         if (op.name == "dispatch") {
-          const int c = collective(CollectiveKind::dispatch, m->dispatch, 0, std::string(tag) + label("dispatch", block));
+          const int c = collective(CollectiveKind::dispatch, m->dispatch, 0, std::string(tag) + label("dispatch", block),
+                                   ctx_.ep_shape);
           issue(c);
           for (const Op& s : ops) {
             if (is_shared_expert(s)) compute(s, block, false);
           }
           wait(c);
+          expert_tp_gather(std::string(tag) + label("ETP all-gather", block));
         } else {
-          const int c = collective(CollectiveKind::combine, m->combine, 0, std::string(tag) + label("combine", block));
+          expert_tp_gather(std::string(tag) + label("ETP reduce-scatter", block));
+          const int c = collective(CollectiveKind::combine, m->combine, 0, std::string(tag) + label("combine", block),
+                                   ctx_.ep_shape);
           issue(c);
           wait(c);
         }
         continue;
       }
       if (m != nullptr && is_shared_expert(op)) continue;  // ran while the dispatch was in flight
-      compute(op, block, false);
+      if (ctx_.cp.cp > 1 && (op.kind == OpKind::AttentionCore || op.kind == OpKind::KdaChunkScan)) {
+        context_parallel(op, block, false, false);
+      } else {
+        compute(op, block, false);
+      }
       if (ctx_.tp > 1 && ends_tp_region(op)) all_reduce(label("TP all-reduce", block));
     }
   }
@@ -192,14 +354,18 @@ class StagePassBuilder {
         if (m == nullptr) continue;
         if (op.name == "combine") {
           // Gradients of the expert outputs travel to the experts; the shared experts' backward hides it.
-          const int c = collective(CollectiveKind::dispatch, m->dispatch_grad, 0, label("combine backward", block));
+          const int c = collective(CollectiveKind::dispatch, m->dispatch_grad, 0, label("combine backward", block),
+                                   ctx_.ep_shape);
           issue(c);
           for (auto s = ops.rbegin(); s != ops.rend(); ++s) {
             if (is_shared_expert(*s)) compute(*s, block, true, wgrad_here);
           }
           wait(c);
+          expert_tp_gather(label("ETP all-gather backward", block));
         } else {
-          const int c = collective(CollectiveKind::combine, m->combine_grad, 0, label("dispatch backward", block));
+          expert_tp_gather(label("ETP reduce-scatter backward", block));
+          const int c = collective(CollectiveKind::combine, m->combine_grad, 0, label("dispatch backward", block),
+                                   ctx_.ep_shape);
           issue(c);
           wait(c);
         }
@@ -207,7 +373,11 @@ class StagePassBuilder {
       }
       if (m != nullptr && is_shared_expert(op)) continue;
       if (ctx_.tp > 1 && ends_tp_region(op)) all_reduce(label("TP all-reduce backward", block));
-      compute(op, block, true, wgrad_here);
+      if (ctx_.cp.cp > 1 && (op.kind == OpKind::AttentionCore || op.kind == OpKind::KdaChunkScan)) {
+        context_parallel(op, block, true, wgrad_here);
+      } else {
+        compute(op, block, true, wgrad_here);
+      }
     }
   }
 
@@ -218,6 +388,17 @@ class StagePassBuilder {
 };
 
 }  // namespace
+
+void apply_context_parallel(std::vector<model::OpBlock>& blocks, int cp) {
+  for (auto& b : blocks) {
+    for (auto& op : b.ops) {
+      if (op.kind != OpKind::AttentionCore) continue;
+      op.fwd_flops *= cp;
+      op.dgrad_flops *= cp;
+      op.wgrad_flops *= cp;
+    }
+  }
+}
 
 int append_stage_pass(PassProgram& program, const PassBuildContext& ctx, const parallel::StageBlocks& stage, PassPart part) {
   K3SIM_ASSERT(ctx.blocks != nullptr && ctx.cost != nullptr && !ctx.gpus.empty(), "incomplete pass context");

@@ -1,7 +1,7 @@
 #pragma once
 // Builds the PassProgram of one pipeline pass of one stage: the model's operators in execution order,
 // costed by the OpCostModel, with the expert all-to-alls and tensor-parallel all-reduces as collectives
-// among the GPUs of the simulated group (an EP group, or a TP group for dense models).
+// among the GPUs of the simulated block (whole TP, CP and EP groups; see RankMapping::simulated_block).
 //
 // Overlap inside one micro-batch follows DeepSeek-V3 practice: the shared experts run while the
 // dispatch all-to-all is in flight (forward) and while the gradient all-to-all of the combine is in flight
@@ -28,19 +28,49 @@ struct MoeLayerLoad {
   std::shared_ptr<const TrafficMatrix> combine_grad;   // backward of dispatch: input gradients back
 };
 
+// Context parallelism as the pass builder needs it; what moves is derived from each attention op's shape.
+struct ContextParallelLoad {
+  int cp = 1;
+  parallel::ContextParallelComm comm = parallel::ContextParallelComm::p2p;
+  double sequences = 1;  // per micro-batch (KDA hands one state per sequence along the ring)
+};
+
+// Context parallelism on ops built for one CP rank's seq / CP tokens: with Megatron's causal load
+// balancing (each rank holds chunks i and 2 CP - 1 - i of the sequence) every rank's queries see 1/CP of
+// the causal pairs of the whole sequence, CP times the pairs of a seq / CP self-attention.
+void apply_context_parallel(std::vector<model::OpBlock>& blocks, int cp);
+
+// FSDP: the groups a layer's parameters are gathered over and its gradients reduce-scattered over.
+struct FsdpGroups {
+  std::vector<parallel::GpuIndex> dense;    // the DP group of the block's first GPU (empty: no FSDP)
+  std::vector<parallel::GpuIndex> experts;  // its EDP group
+  double gradient_bytes = 4;                // per parameter reduce-scattered (precision.gradient_reduce)
+};
+
 struct PassBuildContext {
   const std::vector<model::OpBlock>* blocks = nullptr;
   const cost::OpCostModel* cost = nullptr;
-  std::vector<parallel::GpuIndex> gpus;  // the simulated group, in rank order (the members of its collectives)
-  // Give only the group's first GPU a thread. Valid when every GPU of the group does the same work (a
+  // The simulated block, in rank order: whole TP, CP and EP groups (parallel::RankMapping::simulated_block).
+  std::vector<parallel::GpuIndex> gpus;
+  // Give only the block's first GPU a thread. Valid when every GPU of the block does the same work (a
   // balanced load) and each collective's time does not depend on what else runs (solo collectives):
-  // the group is then symmetric, and one GPU stands for all.
+  // the block is then symmetric, and one GPU stands for all.
   bool one_thread_for_group = false;
   int tp = 1;
   int ep = 1;
+  int etp = 1;
+  bool sequence_parallel = false;  // norms and the MoE on 1/TP of the tokens
+  parallel::GroupShape tp_shape;   // positions of the block's TP groups
+  parallel::GroupShape ep_shape;
+  parallel::GroupShape etp_shape;
+  parallel::GroupShape cp_shape;
+  std::vector<int> ep_index;       // per position of the block: which EP rank (expert shard) it is
+  ContextParallelLoad cp;
   model::Recompute recompute = model::Recompute::None;
   std::map<int, MoeLayerLoad> moe;   // by block index
-  core::Bytes tp_allreduce_bytes = 0;  // one micro-batch's activations (tokens x hidden x 2 B)
+  core::Bytes tp_allreduce_bytes = 0;  // one micro-batch's activations on one CP rank (tokens x hidden x 2 B)
+  core::Bytes etp_bytes = 0;           // the MoE tokens an ETP group gathers (tokens/TP x width x 2 B)
+  FsdpGroups fsdp;
 };
 
 enum class PassPart { forward, backward, backward_input, weight };
@@ -48,8 +78,18 @@ enum class PassPart { forward, backward, backward_input, weight };
 // Appends one thread per GPU of the group doing `part` of `stage`; returns the index of the first.
 int append_stage_pass(PassProgram& program, const PassBuildContext& ctx, const parallel::StageBlocks& stage, PassPart part);
 
-// An op as one GPU runs it under tensor parallelism: GEMMs, attention and scans split TP ways;
-// norms and elementwise ops are replicated (no sequence parallelism).
-model::Op shard_for_tp(const model::Op& op, int tp);
+// A non-routed op as one GPU runs it under tensor parallelism: GEMMs, attention and scans split TP ways;
+// norms and elementwise ops are replicated, or split TP ways by the sequence under sequence parallelism.
+model::Op shard_for_tp(const model::Op& op, int tp, bool sequence_parallel = false);
+
+// The row-parallel projections that close a TP region (their partial outputs are all-reduced, or
+// reduce-scattered under sequence parallelism).
+bool ends_tp_region(const model::Op& op);
+
+// The share of a non-routed op's saved activations one TP rank keeps (Korthikanti et al., arXiv:2205.05198
+// section 4.2): what a column-parallel projection, a norm or the residual saves is the whole tensor on every
+// rank unless sequence parallelism splits it; what lies inside a TP region (attention core, the activation
+// function, the input of a row-parallel projection) is split TP ways. Routed ops: 1 (scaled by the caller).
+double tp_saved_fraction(const model::Op& op, int tp, bool sequence_parallel);
 
 }  // namespace k3::workload

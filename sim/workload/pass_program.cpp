@@ -9,6 +9,7 @@ std::string to_string(CollectiveKind k) {
     case CollectiveKind::allreduce: return "all-reduce";
     case CollectiveKind::reducescatter: return "reduce-scatter";
     case CollectiveKind::allgather: return "all-gather";
+    case CollectiveKind::alltoall: return "all-to-all";
   }
   return "?";
 }

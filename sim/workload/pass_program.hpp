@@ -20,6 +20,7 @@ enum class CollectiveKind : std::uint8_t {
   allreduce,
   reducescatter,
   allgather,
+  alltoall,       // uniform all-to-all (Ulysses context parallelism's head/sequence swap)
 };
 std::string to_string(CollectiveKind k);
 
@@ -41,6 +42,11 @@ struct CollectiveCall {
   core::Bytes bytes_per_rank = 0;               // ring collectives: the buffer size per rank
   std::shared_ptr<const TrafficMatrix> matrix;  // all-to-all: who sends whom how much
   std::string label;                            // "dispatch L12" (for traces)
+  // Several independent groups at once (the TP groups of a block, its EP groups): 0 means the members form
+  // one group; otherwise group_size members group_stride apart (parallel::GroupShape), each group running
+  // the collective on its own and the call completing when all have.
+  int group_size = 0;
+  int group_stride = 1;
 };
 
 // What one step of a thread does. Op categories name where compute time goes in the breakdown.

@@ -57,7 +57,7 @@ const std::vector<BadInput> kBadInputs = {
     {"run scenarios/k3-h200-2048.yaml --set parallel.warp=2", {"k3-h200-2048.yaml", "parallel.warp"}, "tp, pp"},
     {"run scenarios/k3-h200-2048.yaml --set network=quantum", {"network"}, "analytical"},
     {"run scenarios/k3-h200-2048.yaml --set cluster.nodes=0", {"cluster.nodes"}, ">= 1"},
-    {"run scenarios/k3-h200-2048.yaml --set parallel.ep=48", {"k3-h200-2048.yaml", "parallel.ep"}, "a divisor of DP"},
+    {"run scenarios/k3-h200-2048.yaml --set parallel.ep=48", {"k3-h200-2048.yaml", "parallel.ep"}, "ETP x EP dividing"},
     // expert_load.state: a state of another model, a file that is not a state, a state key missing
     {"run scenarios/k3-h200-2048.yaml --set expert_load.state=states/k3-448-qb-hist-20.json",
      {"k3-h200-2048.yaml", "expert_load.state", "top-8 of 448"}, "of this model"},
