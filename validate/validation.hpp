@@ -5,6 +5,7 @@
 //   - DeepSeek-V3 pre-training on 2,048 H800: step time (scenarios/deepseek-v3-h800-2048.yaml);
 //   - Megatron-LM SC21 Table 1: TFLOP/s per GPU of ten GPT models on A100 Selene, counted with the
 //     paper's own FLOP formula;
+//   - Megatron-Core Qwen3-235B-A22B on 256 H100: step time of five layouts, TFLOP/s of four long-context runs;
 //   - DeepEP normal kernels: dispatch and combine bottleneck bandwidth of the collective model alone.
 // Each case also gets its uncertainty band (sim/train/step_band.hpp) and whether the published value lies in it.
 #include <nlohmann/json.hpp>
@@ -56,6 +57,17 @@ ValidationReport run_validation(const ValidationPaths& paths);
 std::vector<ValidationCase> validate_deepseek_v3(const ValidationPaths& paths, std::vector<std::string>& assumptions);
 std::vector<ValidationCase> validate_megatron(const ValidationPaths& paths, std::vector<std::string>& assumptions);
 std::vector<ValidationCase> validate_deepep(const ValidationPaths& paths, std::vector<std::string>& assumptions);
+// Megatron-Core's Qwen3-235B-A22B layouts on 256 H100 (step time) and its long-context runs (TFLOP/s).
+std::vector<ValidationCase> validate_qwen3(const ValidationPaths& paths, std::vector<std::string>& assumptions);
+
+// Megatron-LM's FLOPs per iteration for a GQA + MoE model (megatron/training/training.py
+// num_floating_point_operations: 12 B s l h^2 ((1 + g/a + s/2h) q/h + f k 3/2 / h + V / 2lh), causal
+// attention halved, SwiGLU experts). Defaults: Qwen3-235B-A22B's config.json.
+struct MegatronMoeShape {
+  int hidden = 4096, layers = 94, heads = 64, kv_heads = 4, head_dim = 128, expert_ffn = 1536, top_k = 8;
+  int vocab = 151936;
+};
+double megatron_moe_flops(const MegatronMoeShape& m, double batch, double seq);
 
 // Megatron-LM SC21 FLOPs per iteration (paper section 5.1, with activation recomputation):
 // 96 B s l h^2 (1 + s / 6h + V / 16 l h).

@@ -49,6 +49,16 @@ TEST(MegatronPaperFlops, MatchesTheFormulaByHand) {
   EXPECT_NEAR(f / 5.1340e19, 1.0, 1e-3);
 }
 
+TEST(MegatronMoeFlops, Qwen3FirstRowByHand) {
+  // Qwen3-235B-A22B (h 4096, 94 layers, 64 heads of 128, 4 KV groups, experts 1536 top-8, V 151936), B 2048,
+  // s 4096: attention (1 + 4/64 + 4096/4096/2) x 8192/4096 = 3.125; MLP 1536 x 8 x 1.5 / 4096 = 4.5; logit
+  // 151936 / (2 x 94 x 4096) = 0.19731; 12 x 2048 x 4096 x 94 x 4096^2 = 1.58751e17, times 7.82231 =
+  // 1.24180e18 FLOPs per step. At the row's 19.7 s on 256 GPUs: 246.2 TFLOP/s (the model zoo prints 245).
+  const double f = validate::megatron_moe_flops({}, 2048, 4096);
+  EXPECT_NEAR(f / 1.24180e18, 1.0, 1e-4);
+  EXPECT_NEAR(f / 19.7 / 256 / 1e12, 245.0, 0.01 * 245);
+}
+
 TEST(PublishedCsv, NamesFileColumnAndLineOfABadCell) {
   const std::string path = ::testing::TempDir() + "/bad_validation.csv";
   {
