@@ -71,7 +71,7 @@ std::string resolve_relative(const std::string& ref, const std::string& scenario
 
 void read_parallel(const YamlValue& v, parallel::ParallelLayout& p) {
   v.allow_only({"tp", "pp", "vpp", "ep", "etp", "cp", "cp_comm", "dp", "zero", "fsdp", "sequence_parallel",
-                "schedule", "ep_spread", "overlap_grad_reduce"});
+                "pipeline_layout", "schedule", "ep_spread", "overlap_grad_reduce"});
   p.tp = positive_int(v, "tp", 1);
   p.pp = positive_int(v, "pp", 1);
   p.vpp = positive_int(v, "vpp", 1);
@@ -97,6 +97,7 @@ void read_parallel(const YamlValue& v, parallel::ParallelLayout& p) {
     if (s > 3) z->fail("ZeRO stage out of range", "0, 1, 2 or 3");
     p.zero_stage = static_cast<int>(s);
   }
+  if (auto l = v.find("pipeline_layout")) p.pipeline_layout = l->as_string();
   p.fsdp = v.bool_or("fsdp", false);
   if (p.fsdp) {
     if (auto z = v.find("zero"); z && p.zero_stage != 3) z->fail("FSDP shards weights, gradients and optimizer state", "zero: 3 or no zero key with fsdp: true");

@@ -7,6 +7,7 @@
 // see the ranks as TP x CP x DP, the MoE layers see the same ranks as ETP x EP x EDP. EP need not divide DP
 // and may span TP ranks; only TP x CP x DP = ETP x EP x EDP is required.
 #include <cstdint>
+#include <string>
 
 namespace k3::parallel {
 
@@ -40,6 +41,9 @@ struct ParallelLayout {
   const PipelineScheduleEntry* schedule = &default_pipeline_schedule();  // never null
   bool ep_spread = false;  // false: EP groups over as few nodes as possible
   bool overlap_grad_reduce = true;  // DP gradient reduction overlapped with the last backward pass
+  // Which blocks each (virtual) stage holds, in Megatron-Core's --pipeline-model-parallel-layout syntax
+  // (sim/parallel/stage_split.hpp); empty: decoder layers split evenly, embedding first, head last.
+  std::string pipeline_layout;
 };
 
 // Ranks of one pipeline stage (TP x CP x DP once dp is resolved).

@@ -65,7 +65,9 @@ class StepRun {
       workload::apply_context_parallel(blocks_, L.cp);
       cp_load_ = {L.cp, L.cp_comm, mb.sequences};
     }
-    stages_ = parallel::split_into_stages(blocks_, schedule_.stages(), sc_.source);
+    stages_ = L.pipeline_layout.empty()
+                  ? parallel::split_into_stages(blocks_, schedule_.stages(), sc_.source)
+                  : parallel::split_by_layout(blocks_, schedule_.stages(), L.pipeline_layout, sc_.source);
     prepare_moe(mb);
 
     simulate_passes(core::resolve_threads(opt_.threads));

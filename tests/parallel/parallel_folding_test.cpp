@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "sim/parallel/rank_mapping.hpp"
+#include "sim/parallel/stage_split.hpp"
 
 using namespace k3::parallel;
 using Gpus = std::vector<GpuIndex>;
@@ -97,5 +98,19 @@ TEST(ParallelFolding, ExpertGridMustDivideTheStage) {
   } catch (const k3::core::InputError& e) {
     EXPECT_EQ(e.where().key, "parallel.ep");
     EXPECT_NE(e.allowed().find("ETP x EP dividing"), std::string::npos);
+  }
+}
+
+TEST(PipelineLayout, ExpandsRepetitionsAndGroups) {
+  // (tt|)*2 -> "tt|tt|"; t*3 -> "ttt".
+  EXPECT_EQ(expand_pipeline_layout("E|(tt|)*2L", "t.yaml"), "E|tt|tt|L");
+  EXPECT_EQ(expand_pipeline_layout("Et*3|tL", "t.yaml"), "Ettt|tL");
+  for (const char* bad : {"E|(tt|L", "E|t*", "E|x|L"}) {
+    try {
+      (void)expand_pipeline_layout(bad, "t.yaml");
+      FAIL() << bad;
+    } catch (const k3::core::InputError& e) {
+      EXPECT_EQ(e.where().key, "parallel.pipeline_layout") << bad;
+    }
   }
 }
