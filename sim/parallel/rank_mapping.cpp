@@ -101,39 +101,25 @@ std::int64_t RankMapping::local_of(const ExpertCoord& e) const {
   return rest * l.etp + e.etp;
 }
 
-std::vector<GpuIndex> RankMapping::ep_group(GpuIndex gpu) const {
+std::vector<GpuIndex> RankMapping::expert_group(GpuIndex gpu, int ExpertCoord::*axis, int size) const {
   const auto base = stage_base(coord_of(gpu).pp);
   auto e = expert_coord(local_rank(gpu));
   std::vector<GpuIndex> out;
-  out.reserve(static_cast<std::size_t>(layout_.ep));
-  for (int i = 0; i < layout_.ep; ++i) {
-    e.ep = i;
+  out.reserve(static_cast<std::size_t>(size));
+  for (int i = 0; i < size; ++i) {
+    e.*axis = i;
     out.push_back(static_cast<GpuIndex>(base + local_of(e)));
   }
   return out;
 }
+
+std::vector<GpuIndex> RankMapping::ep_group(GpuIndex gpu) const { return expert_group(gpu, &ExpertCoord::ep, layout_.ep); }
 
 std::vector<GpuIndex> RankMapping::expert_dp_group(GpuIndex gpu) const {
-  const auto base = stage_base(coord_of(gpu).pp);
-  auto e = expert_coord(local_rank(gpu));
-  std::vector<GpuIndex> out;
-  for (int i = 0; i < expert_dp(layout_); ++i) {
-    e.edp = i;
-    out.push_back(static_cast<GpuIndex>(base + local_of(e)));
-  }
-  return out;
+  return expert_group(gpu, &ExpertCoord::edp, expert_dp(layout_));
 }
 
-std::vector<GpuIndex> RankMapping::etp_group(GpuIndex gpu) const {
-  const auto base = stage_base(coord_of(gpu).pp);
-  auto e = expert_coord(local_rank(gpu));
-  std::vector<GpuIndex> out;
-  for (int i = 0; i < layout_.etp; ++i) {
-    e.etp = i;
-    out.push_back(static_cast<GpuIndex>(base + local_of(e)));
-  }
-  return out;
-}
+std::vector<GpuIndex> RankMapping::etp_group(GpuIndex gpu) const { return expert_group(gpu, &ExpertCoord::etp, layout_.etp); }
 
 std::vector<GpuIndex> RankMapping::dp_group(GpuIndex gpu) const {
   auto c = coord_of(gpu);

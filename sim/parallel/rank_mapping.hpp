@@ -78,6 +78,8 @@ class RankMapping {
   };
   ExpertCoord expert_coord(std::int64_t local) const;
   std::int64_t local_of(const ExpertCoord& e) const;
+  // The GPUs of `gpu`'s stage that differ from it only in one expert coordinate.
+  std::vector<GpuIndex> expert_group(GpuIndex gpu, int ExpertCoord::*axis, int size) const;
 
   ParallelLayout layout_;
   std::int64_t gpus_;
