@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/totals.hpp"
+#include "sim/workload/pass_builder.hpp"
 
 namespace k3::train {
 
@@ -15,9 +16,7 @@ RankParams rank_params(const std::vector<model::OpBlock>& blocks, const std::vec
         if (op.routed) {
           p.routed += op.params / (static_cast<double>(ep) * etp);
         } else {
-          const bool split = op.kind == model::OpKind::DenseGemm || op.kind == model::OpKind::Router ||
-                             op.kind == model::OpKind::Embedding;
-          p.dense += split ? op.params / tp : op.params;
+          p.dense += workload::tp_splits_params(op) ? op.params / tp : op.params;
         }
       }
     }

@@ -47,6 +47,10 @@ bool is_shared_expert(const Op& op) { return op.name.rfind("shared", 0) == 0; }
 
 }  // namespace
 
+bool tp_splits_params(const Op& op) {
+  return op.kind == OpKind::DenseGemm || op.kind == OpKind::Router || op.kind == OpKind::Embedding;
+}
+
 bool ends_tp_region(const Op& op) {
   return op.name == "o_proj" || op.name == "w3_down" || op.name == "shared_down" || op.name == "latent_up_proj";
 }
@@ -155,8 +159,7 @@ class StagePassBuilder {
       if (op.routed) {
         routed += op.params / (static_cast<double>(ctx_.ep) * ctx_.etp);
       } else {
-        const bool split = op.kind == OpKind::DenseGemm || op.kind == OpKind::Router || op.kind == OpKind::Embedding;
-        dense += split ? op.params / ctx_.tp : op.params;
+        dense += tp_splits_params(op) ? op.params / ctx_.tp : op.params;
       }
     }
     return {dense, routed};

@@ -82,6 +82,9 @@ int append_stage_pass(PassProgram& program, const PassBuildContext& ctx, const p
 // norms and elementwise ops are replicated, or split TP ways by the sequence under sequence parallelism.
 model::Op shard_for_tp(const model::Op& op, int tp, bool sequence_parallel = false);
 
+// Whether TP splits an op's (non-routed) parameters: GEMMs, the router and the embedding; norms replicate.
+bool tp_splits_params(const model::Op& op);
+
 // The row-parallel projections that close a TP region (their partial outputs are all-reduced, or
 // reduce-scattered under sequence parallelism).
 bool ends_tp_region(const model::Op& op);
