@@ -31,7 +31,7 @@ constexpr Command kCommands[] = {
     {"compare", "Simulate scenarios or a scenario's variants side by side, with deltas", attach_compare},
     {"sweep", "Simulate every point of a grid of scenario overrides; mark the Pareto front", attach_sweep},
     {"validate", "Compare predictions with published measurements (DeepSeek-V3, Megatron-LM SC21 Table 1, DeepEP)", attach_validate},
-    {"list", "List what is registered by name: networks, schedules, collectives, gpus, models, topologies", attach_list},
+    {"list", "List what is registered by name: networks, schedules, recompute modules, collectives, gpus, models, topologies", attach_list},
 };
 }  // namespace
 

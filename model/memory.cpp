@@ -6,15 +6,6 @@ namespace k3::model {
 
 const char* to_string(Optimizer o) { return o == Optimizer::AdamW ? "adamw" : "muon"; }
 
-const char* to_string(Recompute r) {
-  switch (r) {
-    case Recompute::None: return "none";
-    case Recompute::Selective: return "selective";
-    case Recompute::Full: return "full";
-  }
-  return "?";
-}
-
 ParamStateBytes param_state_bytes(const std::vector<OpBlock>& blocks, Optimizer opt, const OptimizerBytes& dt) {
   ParamStateBytes s;
   for (const auto& b : blocks) {
@@ -31,44 +22,55 @@ ParamStateBytes param_state_bytes(const std::vector<OpBlock>& blocks, Optimizer 
 
 namespace {
 
-core::Bytes saved(const OpBlock& b, bool skip_cheap) {
+core::Bytes saved(const OpBlock& b) {
   core::Bytes sum = 0;
-  for (const auto& op : b.ops) {
-    if (skip_cheap && op.cheap_recompute) continue;
-    sum += op.saved_bytes;
-  }
+  for (const auto& op : b.ops) sum += op.saved_bytes;
   return sum;
 }
 
-bool recomputable(const OpBlock& b) { return b.role == BlockRole::Layer || b.role == BlockRole::Mtp; }
-
 }  // namespace
 
-ActivationBytes activation_memory(const std::vector<OpBlock>& blocks, Recompute policy) {
+bool recomputable(const OpBlock& b) { return b.role == BlockRole::Layer || b.role == BlockRole::Mtp; }
+
+bool recomputed(const Op& op, const RecomputePolicy& policy) {
+  return policy.full || (op.recompute_modules & policy.modules) != 0;
+}
+
+core::Bytes kept_bytes(const Op& op, RecomputeModules modules) {
+  // Dropped when a recomputed module holds the op and the op is not where that module starts.
+  if ((op.recompute_modules & modules & ~op.recompute_entry) != 0) return 0;
+  if ((modules & kRecomputeMlaUpProj) != 0) return op.saved_bytes - op.saved_qkv_bytes;
+  return op.saved_bytes;
+}
+
+ActivationBytes activation_memory(const std::vector<OpBlock>& blocks, const RecomputePolicy& policy) {
   ActivationBytes a;
   for (const auto& b : blocks) {
-    if (!recomputable(b) || policy == Recompute::None) {
-      a.kept += saved(b, false);
-    } else if (policy == Recompute::Selective) {
-      a.kept += saved(b, true);
-    } else {
+    if (!recomputable(b) || !policy.recomputes_anything()) {
+      a.kept += saved(b);
+    } else if (policy.full) {
       a.kept += b.input_bytes;
-      a.recompute_peak = std::max(a.recompute_peak, saved(b, false));
+      a.recompute_peak = std::max(a.recompute_peak, saved(b));
+    } else {
+      core::Bytes kept = 0;
+      for (const auto& op : b.ops) kept += kept_bytes(op, policy.modules);
+      a.kept += kept;
+      a.recompute_peak = std::max(a.recompute_peak, saved(b) - kept);
     }
   }
   return a;
 }
 
-core::Bytes activation_bytes(const std::vector<OpBlock>& blocks, Recompute policy) {
+core::Bytes activation_bytes(const std::vector<OpBlock>& blocks, const RecomputePolicy& policy) {
   return activation_memory(blocks, policy).total();
 }
 
-core::Flops recompute_flops(const std::vector<OpBlock>& blocks, Recompute policy) {
+core::Flops recompute_flops(const std::vector<OpBlock>& blocks, const RecomputePolicy& policy) {
   core::Flops f = 0;
   for (const auto& b : blocks) {
     if (!recomputable(b)) continue;
     for (const auto& op : b.ops) {
-      if (policy == Recompute::Full || (policy == Recompute::Selective && op.cheap_recompute)) f += op.fwd_flops;
+      if (recomputed(op, policy)) f += op.fwd_flops;
     }
   }
   return f;

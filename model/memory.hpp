@@ -6,24 +6,21 @@
 //   AdamW: fp32 master copy + first and second moments (4 + 4 + 4 B) on top of BF16 weights and fp32 grads.
 //   Muon (Moonlight): one fp32 momentum for hidden weight matrices; embedding, LM head, norms and other
 //   vectors stay on AdamW (two moments), as in Moonlight and K2.
-// Activations (ops saved_bytes):
-//   none      - every op keeps what its backward needs;
-//   selective - norms, activations, rope and the attention core are recomputed (Korthikanti et al. 2022);
-//   full      - only each block's input is kept; one block's full set is live again while it recomputes.
-//   The extra forward work this costs is recompute_flops(). The recomputation working set is needed once
-//   per GPU (one block recomputes at a time), not once per micro-batch kept in flight.
+// Activations (ops saved_bytes) under a RecomputePolicy (model/recompute.hpp): what a recomputed module
+// drops is live again while its block recomputes in backward, so the largest such set of one block is
+// needed once per GPU (one block recomputes at a time), not once per micro-batch kept in flight. Under
+// full recomputation that set is the block's whole saved set. The extra forward work is recompute_flops().
 #include <string>
 #include <vector>
 
 #include "model/ops.hpp"
+#include "model/recompute.hpp"
 #include "core/units.hpp"
 
 namespace k3::model {
 
 enum class Optimizer { AdamW, Muon };
-enum class Recompute { None, Selective, Full };
 const char* to_string(Optimizer o);
-const char* to_string(Recompute r);
 
 struct OptimizerBytes {
   double weight = 2;    // BF16 working weights
@@ -46,13 +43,19 @@ ParamStateBytes param_state_bytes(const std::vector<OpBlock>& blocks, Optimizer 
 
 struct ActivationBytes {
   core::Bytes kept = 0;            // held from a micro-batch's forward until its backward
-  core::Bytes recompute_peak = 0;  // the largest block's full set while it recomputes (full policy only)
+  core::Bytes recompute_peak = 0;  // the largest set one block re-materialises while it recomputes
   core::Bytes total() const { return kept + recompute_peak; }
 };
-ActivationBytes activation_memory(const std::vector<OpBlock>& blocks, Recompute policy);
+ActivationBytes activation_memory(const std::vector<OpBlock>& blocks, const RecomputePolicy& policy);
 // Peak activation bytes of one micro-batch alone: activation_memory(...).total().
-core::Bytes activation_bytes(const std::vector<OpBlock>& blocks, Recompute policy);
+core::Bytes activation_bytes(const std::vector<OpBlock>& blocks, const RecomputePolicy& policy);
+// Decoder layers and MTP blocks recompute; the embedding and the head keep what they save.
+bool recomputable(const OpBlock& b);
+// Whether `op` runs again in backward under `policy` (full: every op of a Layer or Mtp block).
+bool recomputed(const Op& op, const RecomputePolicy& policy);
+// What `op` keeps for backward under `policy` (full recomputation aside: a block-level choice).
+core::Bytes kept_bytes(const Op& op, RecomputeModules modules);
 // Extra forward FLOPs the policy adds (model and elementwise FLOPs of what is recomputed).
-core::Flops recompute_flops(const std::vector<OpBlock>& blocks, Recompute policy);
+core::Flops recompute_flops(const std::vector<OpBlock>& blocks, const RecomputePolicy& policy);
 
 }  // namespace k3::model

@@ -80,7 +80,7 @@ class Builder {
     o.kind = OpKind::Norm;
     const double elements = T_ * rows_per_token * width;
     o.shape = ElementwiseShape{elements, kNormFlopsPerElement};
-    o.cheap_recompute = true;
+    o.recompute_modules = kRecomputeNorm;
     o.fwd_flops = kNormFlopsPerElement * elements;
     o.dgrad_flops = 2 * o.fwd_flops;
     o.params = o.activated_params = width;
@@ -96,7 +96,7 @@ class Builder {
     o.name = std::move(name);
     o.kind = OpKind::Elementwise;
     o.shape = ElementwiseShape{elements, flops_per_element};
-    o.cheap_recompute = true;
+    o.recompute_modules = kRecomputeActivation;
     o.fwd_flops = flops_per_element * elements;
     o.dgrad_flops = 2 * o.fwd_flops;
     o.read_bytes = elements * a_;
@@ -110,6 +110,18 @@ class Builder {
     o.activated_params += n;
     o.weight_bytes += n * mb_.dtypes.weight_bytes;
     o.read_bytes += n * mb_.dtypes.weight_bytes;
+    return o;
+  }
+  // Adds `modules` to the op's recomputation modules, and `entry` to those whose input it keeps.
+  static Op in_module(Op o, RecomputeModules modules, RecomputeModules entry = 0) {
+    o.recompute_modules |= modules | entry;
+    o.recompute_entry |= entry;
+    return o;
+  }
+  // Marks an attention projection as `heads` per-head blocks (see Op::weight_heads).
+  static Op per_head(Op o, int heads, bool on_input = false) {
+    o.weight_heads = heads;
+    o.heads_on_input = on_input;
     return o;
   }
   double glu_matrices(Activation a) const { return a == Activation::GeLU ? 1 : 2; }
@@ -135,27 +147,33 @@ class Builder {
     if (m.q_lora_rank > 0) {
       ops.push_back(gemm("q_a_proj", m.q_lora_rank, d));
       ops.push_back(norm("q_a_norm", m.q_lora_rank));
-      ops.push_back(gemm("q_b_proj", h * qk, m.q_lora_rank));
+      ops.push_back(in_module(per_head(gemm("q_b_proj", h * qk, m.q_lora_rank), m.heads), 0, kRecomputeMlaUpProj));
     } else {
-      ops.push_back(gemm("q_proj", h * qk, d));
+      ops.push_back(per_head(gemm("q_proj", h * qk, d), m.heads));
     }
     ops.push_back(gemm("kv_a_proj", m.kv_lora_rank + m.qk_rope_head_dim, d, false));
     ops.push_back(norm("kv_a_norm", m.kv_lora_rank));
-    ops.push_back(gemm("kv_b_proj", h * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank));
-    if (m.rope) ops.push_back(elementwise("rope", T_ * (h + 1) * m.qk_rope_head_dim, 3, T_ * (h + 1) * m.qk_rope_head_dim, false));
+    ops.push_back(
+        in_module(per_head(gemm("kv_b_proj", h * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank), m.heads), 0,
+                  kRecomputeMlaUpProj));
+    if (m.rope) {
+      ops.push_back(in_module(elementwise("rope", T_ * (h + 1) * m.qk_rope_head_dim, 3, T_ * (h + 1) * m.qk_rope_head_dim,
+                                          false),
+                              kRecomputeMlaUpProj));
+    }
     ops.push_back(attention_core(AttentionKind::MLA, m.heads, m.heads, static_cast<int>(qk), m.v_head_dim, l));
     if (m.output_gate) {
-      ops.push_back(gemm("g_proj", h * m.v_head_dim, d, false));
+      ops.push_back(per_head(gemm("g_proj", h * m.v_head_dim, d, false), m.heads));
       ops.push_back(elementwise("output_gate", 2 * T_ * h * m.v_head_dim, 3, T_ * h * m.v_head_dim));
     }
-    ops.push_back(gemm("o_proj", d, h * m.v_head_dim));
+    ops.push_back(per_head(gemm("o_proj", d, h * m.v_head_dim), m.heads, true));
   }
 
   // Widths come from heads x head_dim, never from the hidden size: the two differ in Qwen3 and GPT-OSS.
   void gqa(std::vector<Op>& ops, const LayerSpec& l) const {
     const auto& g = s_.gqa;
     const double d = s_.hidden, qkv = (g.heads + 2.0 * g.kv_heads) * g.head_dim;
-    Op proj = gemm("qkv_proj", qkv, d);
+    Op proj = per_head(gemm("qkv_proj", qkv, d), g.heads + 2 * g.kv_heads);
     ops.push_back(g.qkv_bias ? with_bias(proj, qkv) : proj);
     if (g.qk_norm) {  // one head_dim weight each, applied to every head
       ops.push_back(norm("q_norm", g.head_dim, g.heads));
@@ -169,7 +187,7 @@ class Builder {
       core.weight_bytes = g.heads * mb_.dtypes.weight_bytes;
     }
     ops.push_back(core);
-    Op o = gemm("o_proj", d, static_cast<double>(g.heads) * g.head_dim);
+    Op o = per_head(gemm("o_proj", d, static_cast<double>(g.heads) * g.head_dim), g.heads, true);
     ops.push_back(g.o_bias ? with_bias(o, d) : o);
   }
 
@@ -180,7 +198,7 @@ class Builder {
     o.shape = AttentionShape{kind, heads, kv_heads, qk, v, mb_.seq, mb_.sequences, mb_.causal,
                              static_cast<double>(l.window), static_cast<double>(l.attention_chunk)};
     o.model_flops = true;
-    o.cheap_recompute = true;  // selective recomputation (Korthikanti et al. 2022) recomputes the core
+    o.recompute_modules = kRecomputeCoreAttn;
     const double pairs = mb_.sequences * attention_pairs(mb_.seq, mb_.causal, l.window, l.attention_chunk);
     o.fwd_flops = 2.0 * heads * (qk + v) * pairs;
     o.dgrad_flops = 2 * o.fwd_flops;
@@ -188,20 +206,22 @@ class Builder {
     o.read_bytes = (T_ * heads * qk + kv_elems) * a_;
     o.write_bytes = T_ * heads * v * a_;
     // Flash attention keeps q, k, v, the output and the fp32 log-sum-exp per head and token.
-    o.saved_bytes = (T_ * heads * (qk + v) + kv_elems) * a_ + T_ * heads * 4;
+    const double qkv_bytes = (T_ * heads * qk + kv_elems) * a_;
+    o.saved_bytes = qkv_bytes + T_ * heads * v * a_ + T_ * heads * 4;
+    if (kind == AttentionKind::MLA) o.saved_qkv_bytes = qkv_bytes;  // the up-projections' outputs
     return o;
   }
 
   void kda(std::vector<Op>& ops) const {
     const auto& k = s_.kda;
     const double d = s_.hidden, p = static_cast<double>(k.heads) * k.head_dim, hd = k.head_dim;
-    ops.push_back(gemm("qkv_proj", 3 * p, d));
+    ops.push_back(per_head(gemm("qkv_proj", 3 * p, d), 3 * k.heads));  // q, k and v of each head
     Op conv = elementwise("short_conv", T_ * 3 * p, 2.0 * k.short_conv_kernel + 1, T_ * 3 * p);
     conv.params = conv.activated_params = 3 * p * k.short_conv_kernel;
     conv.weight_bytes = conv.params * mb_.dtypes.weight_bytes;
     ops.push_back(conv);
     ops.push_back(gemm("f_a_proj", hd, d, false));
-    ops.push_back(gemm("f_b_proj", p, hd));
+    ops.push_back(per_head(gemm("f_b_proj", p, hd), k.heads));
     ops.push_back(gemm("b_proj", k.heads, d, false));
     Op scan;
     scan.name = "kda_chunk_scan";
@@ -219,21 +239,22 @@ class Builder {
     scan.saved_bytes = T_ * (4 * p + k.heads) * a_ + (T_ / C) * k.heads * hd * hd * 4;
     ops.push_back(scan);
     if (k.output_gate == KdaOutputGate::Full) {
-      ops.push_back(gemm("g_proj", p, d, false));
+      ops.push_back(per_head(gemm("g_proj", p, d, false), k.heads));
     } else {
       ops.push_back(gemm("g_a_proj", hd, d, false));
-      ops.push_back(gemm("g_b_proj", p, hd));
+      ops.push_back(per_head(gemm("g_b_proj", p, hd), k.heads));
     }
     ops.push_back(norm("o_norm_gate", hd, k.heads));  // per-head RMSNorm fused with the sigmoid gate
-    ops.push_back(gemm("o_proj", d, p));
+    ops.push_back(per_head(gemm("o_proj", d, p), k.heads, true));
   }
 
   void dense_ffn(std::vector<Op>& ops) const {
     const auto& f = s_.dense_ffn;
     const double d = s_.hidden, m = glu_matrices(f.activation);
-    ops.push_back(gemm(m == 2 ? "w1w2_gate_up" : "w1_up", m * f.intermediate, d));
-    ops.push_back(elementwise("activation", T_ * m * f.intermediate, act_flops(f.activation), T_ * f.intermediate));
-    ops.push_back(gemm("w3_down", d, f.intermediate));
+    ops.push_back(in_module(gemm(m == 2 ? "w1w2_gate_up" : "w1_up", m * f.intermediate, d), 0, kRecomputeMlp));
+    ops.push_back(in_module(
+        elementwise("activation", T_ * m * f.intermediate, act_flops(f.activation), T_ * f.intermediate), kRecomputeMlp));
+    ops.push_back(in_module(gemm("w3_down", d, f.intermediate), kRecomputeMlp));
   }
 
   Op comm(std::string name, double elements, double bytes_per_element) const {
@@ -243,6 +264,7 @@ class Builder {
     const double k = s_.moe.experts_per_token;
     o.shape = CommShape{k, elements, bytes_per_element};
     o.routed = true;
+    o.recompute_modules = kRecomputeMoe;
     o.comm_bytes = T_ * k * elements * bytes_per_element;
     return o;
   }
@@ -259,6 +281,8 @@ class Builder {
     router.saved_bytes = T_ * d * a_;
     router.params = router.activated_params = E * d + (m.router_bias ? E : 0);
     router.fwd_flops += T_ * E * 4;  // sigmoid, bias add, top-k selection
+    router.recompute_entry = router.recompute_modules = kRecomputeMoe;
+    const std::size_t first = ops.size();
     ops.push_back(router);
     if (m.latent_dim > 0) ops.push_back(gemm("latent_down_proj", io, d, false));
     ops.push_back(comm("dispatch", io, mb_.dtypes.dispatch_bytes));
@@ -292,6 +316,7 @@ class Builder {
     Op act = elementwise("routed_activation", routed_tokens * mats * m.expert_ffn, act_flops(m.activation),
                          routed_tokens * m.expert_ffn);
     act.routed = true;
+    act.recompute_modules |= kRecomputeMoeAct;
     ops.push_back(act);
     ops.push_back(biased(expert("routed_down", io, m.expert_ffn), io));
     ops.push_back(comm("combine", io, mb_.dtypes.combine_bytes));
@@ -304,8 +329,10 @@ class Builder {
     }
     if (m.shared_experts > 0) {
       const double w = static_cast<double>(m.shared_experts) * m.shared_expert_ffn;
-      ops.push_back(gemm("shared_up", mats * w, d, false));
-      ops.push_back(elementwise("shared_activation", T_ * mats * w, act_flops(m.activation), T_ * w));
+      const std::size_t shared = ops.size();
+      ops.push_back(in_module(gemm("shared_up", mats * w, d, false), 0, kRecomputeSharedExperts));
+      ops.push_back(in_module(elementwise("shared_activation", T_ * mats * w, act_flops(m.activation), T_ * w),
+                              kRecomputeMoeAct));
       ops.push_back(gemm("shared_down", d, w));
       if (m.shared_expert_gate) {  // Qwen2-MoE: sigmoid(x W_g) scales the shared output, W_g [1, d]
         Op gate = gemm("shared_expert_gate", 1, d, false);
@@ -313,7 +340,10 @@ class Builder {
         ops.push_back(gate);
         ops.push_back(elementwise("shared_gate_scale", T_ * d, 2, T_ * d, false));
       }
+      for (std::size_t i = shared; i < ops.size(); ++i) ops[i].recompute_modules |= kRecomputeSharedExperts;
     }
+    // Everything from the router on is the MoE layer (the router keeps its input: the entry).
+    for (std::size_t i = first; i < ops.size(); ++i) ops[i].recompute_modules |= kRecomputeMoe;
   }
 
   OpBlock layer(const LayerSpec& l, int index, BlockRole role, int number) const {

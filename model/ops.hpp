@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "model/model_spec.hpp"
+#include "model/recompute.hpp"
 #include "core/units.hpp"
 
 namespace k3::model {
@@ -66,8 +67,15 @@ struct Op {
   OpShape shape;
   bool routed = false;           // scales with tokens routed to experts
   bool model_flops = false;      // counted in training FLOPs (MFU convention)
-  bool cheap_recompute = false;  // recomputed rather than saved under selective recomputation
+  // The recomputation modules this op belongs to (model/recompute.hpp), and those it is the entry of:
+  // what it keeps (the module's input) stays kept when such a module is recomputed.
+  RecomputeModules recompute_modules = 0;
+  RecomputeModules recompute_entry = 0;
   bool muon_matrix = false;      // a hidden weight matrix (Muon-optimised); others use AdamW
+  // An attention projection whose weight is `weight_heads` per-head blocks, along its output features, or
+  // along its input features when heads_on_input (o_proj): what per-head Muon orthogonalises separately.
+  int weight_heads = 0;
+  bool heads_on_input = false;
   // A GEMM that stays in BF16 when the linear layers run in FP8: DeepSeek-V3's recipe (arXiv:2412.19437
   // section 3.3.1) keeps the output head and the MoE gating in their original precision.
   bool keeps_bf16 = false;
@@ -80,6 +88,7 @@ struct Op {
   double activated_params = 0;                  // of those, the ones one token uses (k/E for routed)
   core::Bytes weight_bytes = 0;                 // bytes of weights read in forward
   core::Bytes saved_bytes = 0;                  // activations kept for backward without recomputation
+  core::Bytes saved_qkv_bytes = 0;              // attention core: of saved_bytes, q, k and v (see recompute.hpp)
   core::Bytes comm_bytes = 0;                   // Communication ops: bytes per micro-batch leaving ranks
   core::Flops bwd_flops() const { return dgrad_flops + wgrad_flops; }
 };

@@ -63,8 +63,14 @@ nlohmann::json step_to_json(const train::StepResult& r) {
   j["simulated_events"] = r.simulated_events;
   const auto& L = r.layout;
   j["layout"] = {{"tp", L.tp}, {"pp", L.pp}, {"vpp", L.vpp}, {"ep", L.ep}, {"cp", L.cp}, {"dp", L.dp},
-                 {"expert_dp", L.expert_dp}, {"zero_stage", L.zero_stage}, {"schedule", L.schedule},
-                 {"micro_batch_seqs", L.micro_batch_seqs}, {"seq_len", L.seq_len}};
+                 {"expert_dp", L.expert_dp}, {"etp", L.etp}, {"zero_stage", L.zero_stage}, {"schedule", L.schedule},
+                 {"micro_batch_seqs", L.micro_batch_seqs}, {"seq_len", L.seq_len}, {"recompute", L.recompute},
+                 {"gpus_per_nvlink_domain", L.gpus_per_domain}};
+  auto& placement = j["layout"]["placement"] = nlohmann::json::array();
+  for (const auto& p : L.placement) {
+    placement.push_back({{"group", p.group}, {"size", p.size}, {"min_nvlink_domains", p.min_domains},
+                         {"max_nvlink_domains", p.max_domains}});
+  }
   auto& layers = j["layers"] = nlohmann::json::array();
   for (const auto& k : r.layers) {
     layers.push_back({{"kind", k.kind}, {"count", k.count}, {"forward", layer_pass_json(k.forward)},
@@ -90,9 +96,22 @@ std::string step_to_text(const train::StepResult& r) {
   if (r.cost_per_trillion_tokens > 0) out += fmt::format(" (USD {:.4g})", r.cost_per_trillion_tokens);
   out += fmt::format("\n  micro-batches per pipeline {}\n", r.microbatches);
   const auto& L = r.layout;
-  out += fmt::format("  layout               TP {} x PP {}{} x DP {} (CP {}), EP {} x expert DP {}, ZeRO-{}, {} schedule\n\n",
+  out += fmt::format("  layout               TP {} x PP {}{} x DP {} (CP {}), EP {} x expert DP {}{}, ZeRO-{}, {} schedule, "
+                     "recompute {}\n",
                      L.tp, L.pp, L.vpp > 1 ? fmt::format(" (vpp {})", L.vpp) : std::string(), L.dp, L.cp, L.ep,
-                     L.expert_dp, L.zero_stage, L.schedule);
+                     L.expert_dp, L.etp > 1 ? fmt::format(" (ETP {})", L.etp) : std::string(), L.zero_stage,
+                     L.schedule, L.recompute);
+  if (!L.placement.empty()) {
+    out += fmt::format("  placement            NVLink domains ({} GPUs each) one group spans:", L.gpus_per_domain);
+    for (const auto& p : L.placement) {
+      out += fmt::format(" {} {}: {}", p.group, p.size,
+                         p.min_domains == p.max_domains ? fmt::format("{}", p.max_domains)
+                                                        : fmt::format("{}-{}", p.min_domains, p.max_domains));
+      out += &p == &L.placement.back() ? "" : ";";
+    }
+    out += "\n";
+  }
+  out += "\n";
   out += "  time breakdown on the critical pipeline rank\n";
   for (const auto& s : r.breakdown) {
     out += fmt::format("    {:<44} {:>10.3f} s {:>6.1f} %\n", s.name, s.seconds, 100 * s.seconds / r.step_time_s);

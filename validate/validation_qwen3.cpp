@@ -1,7 +1,12 @@
 // Megatron-Core's Qwen3-235B-A22B runs on 256 H100 (yanring/Megatron-MoE-ModelZoo, via
 // shared/validation/megatron-moe-qwen3-235b*.csv): every row simulated as a variant of
 // scenarios/qwen3-235b-h100-256.yaml with the row's parallel folding, dispatcher, batch and recompute.
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 #include "sim/input/scenario_inputs.hpp"
@@ -17,13 +22,22 @@ namespace {
 
 constexpr const char* kSource = "yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md";
 
-// The model zoo's recompute column: selective recompute of named modules, full, or none. k3sim's
-// `selective` recomputes norms, activations, RoPE and the attention core (FlashAttention recomputes the
-// latter in its backward anyway); it does not recompute whole MoE modules.
+// The model zoo's recompute column as a scenario `recompute:` value: full, none, or the modules of a
+// selective recompute joined by '+' ("norm+act": Megatron-Core's layernorm and moe_act modules).
 std::string recompute_of(const std::string& column) {
   if (column == "full") return "full";
   if (column.empty() || column == "none") return "none";
-  return "selective";
+  std::vector<std::string> modules;
+  std::size_t from = 0;
+  while (from <= column.size()) {
+    const auto plus = std::min(column.find('+', from), column.size());
+    std::string m = column.substr(from, plus - from);
+    if (m == "act") m = "moe_act";
+    if (m == "layernorm") m = "norm";
+    modules.push_back(m);
+    from = plus + 1;
+  }
+  return fmt::format("[{}]", fmt::join(modules, ", "));
 }
 
 struct RowRun {
@@ -61,8 +75,7 @@ std::vector<ValidationCase> validate_qwen3(const ValidationPaths& paths, std::ve
   assumptions.push_back(std::string("Qwen3-235B-A22B rows (") + kSource +
                         "): each row's TP, CP, EP, ETP, PP, VPP, FSDP, micro-batch, global batch and dispatcher on "
                         "scenarios/qwen3-235b-h100-256.yaml (32 x 8 H100, flow network, uniform expert load); "
-                        "'norm+act' and 'layernorm+moe' selective recompute run as k3sim's selective policy "
-                        "(norms, activations, attention core; MoE modules are kept); the 1F1B all-to-all overlap "
+                        "'norm+act' recomputes the norm and moe_act modules (Megatron-Core's layernorm and moe_act); the 1F1B all-to-all overlap "
                         "(a2a_overlap yes) is not modelled for interleaved 1F1B; PP32 x VPP3 runs the layout E|(t|)*94L "
                         "(embedding and loss as stages of their own; the zoo does not say its layout). Long-context TFLOP/s counted "
                         "with Megatron-LM's num_floating_point_operations (causal attention halved), which gives "

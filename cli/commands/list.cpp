@@ -1,4 +1,4 @@
-// k3sim list [networks|schedules|collectives|gpus|models|topologies] [--json]
+// k3sim list [networks|schedules|recompute|collectives|gpus|models|topologies] [--json]
 // Prints what is registered by name, one line each with its description: the values that scenario keys and
 // flags accept. The network, schedule and collective lines come from the registries themselves, the GPU,
 // model and topology lines from the shipped catalogues, so this list and the parsers cannot drift apart.
@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/registry.hpp"
 #include "model/model_spec.hpp"
+#include "model/recompute.hpp"
 #include "sim/net/collectives/collective_spec.hpp"
 #include "sim/net/network_registry.hpp"
 #include "sim/parallel/schedule_registry.hpp"
@@ -78,6 +79,8 @@ constexpr ListKind kKinds[] = {
      [] { return from_registry(net::network_models()); }},
     {"schedules", "pipeline schedules (scenario key `parallel.schedule`)",
      [] { return from_registry(parallel::pipeline_schedules()); }},
+    {"recompute", "recomputation modules (scenario key `recompute`, as a list; or none, selective, full)",
+     [] { return from_registry(model::recompute_modules()); }},
     {"collectives", "collective algorithms (`k3sim collective --algorithm`)",
      [] { return from_registry(net::collective_algorithms()); }},
     {"gpus", "GPU types (a topology's node.gpu; topologies/gpu_types.yaml)", gpus},

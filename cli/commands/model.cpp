@@ -102,7 +102,8 @@ nlohmann::json to_json(const Report& r) {
                                                  {"optimizer_bytes", st.optimizer},
                                                  {"bytes_per_param", st.bytes_per_param()}};
   }
-  for (auto pol : {model::Recompute::None, model::Recompute::Selective, model::Recompute::Full}) {
+  for (auto pol : {model::RecomputePolicy::none(), model::RecomputePolicy::selective(),
+                   model::RecomputePolicy::whole_blocks()}) {
     mem["activation_bytes_per_sequence"][model::to_string(pol)] = model::activation_bytes(r.blocks, pol);
     mem["recompute_flops_per_sequence"][model::to_string(pol)] = model::recompute_flops(r.blocks, pol);
   }
@@ -139,9 +140,9 @@ void print_text(const Report& r) {
                st.bytes_per_param());
   }
   fmt::print("activations per seq   none {}, selective {}, full {}\n",
-             core::format_bytes(model::activation_bytes(r.blocks, model::Recompute::None)),
-             core::format_bytes(model::activation_bytes(r.blocks, model::Recompute::Selective)),
-             core::format_bytes(model::activation_bytes(r.blocks, model::Recompute::Full)));
+             core::format_bytes(model::activation_bytes(r.blocks, model::RecomputePolicy::none())),
+             core::format_bytes(model::activation_bytes(r.blocks, model::RecomputePolicy::selective())),
+             core::format_bytes(model::activation_bytes(r.blocks, model::RecomputePolicy::whole_blocks())));
 }
 
 void print_vs(const Report& a, const Report& b) {

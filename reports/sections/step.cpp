@@ -159,6 +159,26 @@ void add_links(Report& report, const nlohmann::json& step, const std::string& k)
   s.table(t);
 }
 
+void add_placement(Report& report, const nlohmann::json& step, const std::string& k) {
+  const auto& layout = step.at("layout");
+  if (!layout.contains("placement") || layout.at("placement").empty()) return;
+  Section& s = report.add_section("placement", "Rank placement");
+  s.paragraph(fmt::format("How many NVLink domains ({} GPUs each) one group of each kind spans: a group inside one "
+                          "domain communicates over NVLink only, one across several crosses the scale-out fabric. "
+                          "Recompute: {}.",
+                          layout.at("gpus_per_nvlink_domain").get<int>(), layout.at("recompute").get<std::string>()));
+  Table t({{"Group", ""}, {"GPUs per group", ""}, {"NVLink domains, fewest", ""}, {"NVLink domains, most", ""}});
+  const auto& placement = layout.at("placement");
+  for (std::size_t i = 0; i < placement.size(); ++i) {
+    const auto& p = placement[i];
+    const auto key = fmt::format("{}/layout/placement/{}/", k, i);
+    t.add_row({Cell::of_text(p.at("group").get<std::string>()), Cell::of_number(num(p, "size"), key + "size"),
+               Cell::of_number(num(p, "min_nvlink_domains"), key + "min_nvlink_domains"),
+               Cell::of_number(num(p, "max_nvlink_domains"), key + "max_nvlink_domains")});
+  }
+  s.table(t);
+}
+
 }  // namespace
 
 std::vector<Card> step_cards(const nlohmann::json& step, const std::string& k) {
@@ -208,6 +228,7 @@ void add_step_section(Report& report, const nlohmann::json& step, std::span<cons
   }
   add_memory(report, step, key_prefix);
   add_links(report, step, key_prefix);
+  add_placement(report, step, key_prefix);
 }
 
 }  // namespace k3::reports

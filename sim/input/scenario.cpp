@@ -27,6 +27,22 @@ E enum_of(const YamlValue& v, std::initializer_list<std::pair<std::string_view, 
   return table.begin()->second;  // unreachable: as_enum threw for unknown names
 }
 
+// `recompute: none | selective | full`, or a list of modules (`recompute: [norm, moe_act]`).
+model::RecomputePolicy recompute_policy(const YamlValue& v) {
+  if (!v.is_sequence()) {
+    const auto word = v.as_enum({"none", "selective", "full"});
+    if (word == "selective") return model::RecomputePolicy::selective();
+    return word == "full" ? model::RecomputePolicy::whole_blocks() : model::RecomputePolicy::none();
+  }
+  const auto& table = model::recompute_modules();
+  model::RecomputePolicy p;
+  for (const auto& item : v.items()) {
+    const auto name = item.as_enum(core::entry_name_list(table));
+    p.modules |= core::find_entry(table, name)->bit;
+  }
+  return p;
+}
+
 int positive_int(const YamlValue& map, std::string_view key, int fallback) {
   auto v = map.find(key);
   if (!v) return fallback;
@@ -257,13 +273,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     s.expert_load.tokens_per_rank = positive_int(*e, "tokens_per_rank", s.expert_load.tokens_per_rank);
     if (s.expert_load.bins < 2) e->at("bins").fail("needs at least 2 bins", "an integer >= 2");
   }
-  if (auto r = doc.find("recompute")) {
-    s.recompute = enum_of<model::Recompute>(*r, {{"none", model::Recompute::None},
-                                                  {"selective", model::Recompute::Selective},
-                                                  {"full", model::Recompute::Full}});
-  }
+  if (auto r = doc.find("recompute")) s.recompute = recompute_policy(*r);
   if (auto o = doc.find("optimizer")) {
-    o->allow_only({"kind", "newton_schulz_iterations", "moment_dtype"});
+    o->allow_only({"kind", "newton_schulz_iterations", "moment_dtype", "per_head_attention"});
+    if (auto h = o->find("per_head_attention")) s.optimizer.per_head_attention = h->as_bool();
     if (auto m = o->find("moment_dtype")) s.optimizer.moment_bytes = m->as_enum({"fp32", "bf16"}) == "bf16" ? 2 : 4;
     if (auto k = o->find("kind")) {
       s.optimizer.kind =

@@ -125,8 +125,11 @@ std::vector<GpuIndex> RankMapping::dp_group(GpuIndex gpu) const {
   auto c = coord_of(gpu);
   std::vector<GpuIndex> out;
   for (int d = 0; d < layout_.dp; ++d) {
-    c.dp = d;
-    out.push_back(gpu_of(c));
+    for (int cp = 0; cp < layout_.cp; ++cp) {
+      c.dp = d;
+      c.cp = cp;
+      out.push_back(gpu_of(c));
+    }
   }
   return out;
 }

@@ -45,7 +45,8 @@ class RankMapping {
   // The EP group holding `gpu`: EP ranks of the stage with the same ETP and EDP indices. With ep_spread the
   // group's members are strided across the stage's EDP ranks instead (spans more nodes).
   std::vector<GpuIndex> ep_group(GpuIndex gpu) const;
-  // The DP group of `gpu` (same TP, CP, PP indices): gradients of dense weights are reduced over it.
+  // The data-parallel group of the dense weights of `gpu`: same TP and PP indices, every CP and DP index
+  // (CP ranks hold the same weights and see other tokens, so Megatron-Core reduces and shards over DP x CP).
   std::vector<GpuIndex> dp_group(GpuIndex gpu) const;
   // Expert weights are replicated over the EDP ranks (same ETP and EP indices).
   std::vector<GpuIndex> expert_dp_group(GpuIndex gpu) const;

@@ -46,13 +46,15 @@ void add_balancer_cost(const AccountingInputs& in, const std::vector<int>& stage
   if (moe_layers == 0) return;
   const auto& L = in.map.layout();
   const int experts = in.spec.moe.routed_experts;
-  const double tokens_per_rank = in.microbatches * in.microbatch.tokens();
-  const double bytes = balancer->allreduce_bytes_per_layer(experts, tokens_per_rank * L.dp);
+  // Each of the DP x CP ranks histograms its share of the step's tokens (1/CP of each sequence).
+  const int data_ranks = L.dp * L.cp;
+  const double tokens_per_rank = in.microbatches * in.microbatch.tokens() / L.cp;
+  const double bytes = balancer->allreduce_bytes_per_layer(experts, tokens_per_rank * data_ranks);
   if (balancer->bins() > 0) {
     const double kernel = std::max(tokens_per_rank * experts * 4.0 / sustained_hbm(in), in.cost.defaults().min_kernel_s);
     d.balancer_kernel_s = moe_layers * kernel;
   }
-  if (L.dp > 1 && bytes > 0) {
+  if (data_ranks > 1 && bytes > 0) {
     net::CollectiveSpec s;
     s.op = net::CollectiveOp::allreduce;
     s.algorithm = net::CollectiveAlgorithm::ring;
@@ -61,7 +63,7 @@ void add_balancer_cost(const AccountingInputs& in, const std::vector<int>& stage
     s.bytes = bytes;
     exec::LinkClassBytes moved;
     d.balancer_allreduce_s = moe_layers * in.runner.collective_time(s, &moved);
-    const double groups = static_cast<double>(in.map.gpus()) / L.dp * moe_layers;
+    const double groups = static_cast<double>(in.map.gpus()) / data_ranks * moe_layers;
     for (std::size_t c = 0; c < moved.bytes.size(); ++c) d.link_bytes.bytes[c] += moved.bytes[c] * groups;
   }
   if (d.balancer_kernel_s > 0) d.breakdown.push_back({"load balancer: histogram kernels", "compute", d.balancer_kernel_s});
@@ -69,9 +71,9 @@ void add_balancer_cost(const AccountingInputs& in, const std::vector<int>& stage
     d.breakdown.push_back({"exposed: load balancer all-reduce", "communication", d.balancer_allreduce_s});
   }
   d.assumptions.push_back(fmt::format(
-      "load balancer {}: per MoE layer per step, {:.4g} MB all-reduced over DP {}{}, after the backward passes "
+      "load balancer {}: per MoE layer per step, {:.4g} MB all-reduced over DP x CP {}{}, after the backward passes "
       "({} MoE layers on the critical rank: {:.3g} ms kernels, {:.3g} ms all-reduce)",
-      balancer->name(), bytes / 1e6, L.dp,
+      balancer->name(), bytes / 1e6, data_ranks,
       balancer->bins() > 0 ? fmt::format(" and a histogram kernel reading {:.4g} tokens x {} fp32 router scores",
                                          tokens_per_rank, experts)
                            : std::string(),
@@ -89,15 +91,17 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   const parallel::GpuIndex base = in.map.gpu_of({0, 0, 0, rank});
   const int expert_dp = parallel::expert_dp(L);
   const bool zero = L.zero_stage >= 1;
-  // The critical rank's reductions stand for every DP group: gpus / dp groups move the same bytes.
-  const double groups = static_cast<double>(in.map.gpus()) / L.dp;
+  // Dense weights are replicated, reduced and sharded over DP x CP (RankMapping::dp_group).
+  const int data_ranks = L.dp * L.cp;
+  // The critical rank's reductions stand for every DP group: gpus / (DP x CP) groups move the same bytes.
+  const double groups = static_cast<double>(in.map.gpus()) / data_ranks;
   auto scale_bytes = [&](const exec::LinkClassBytes& b) {
     for (std::size_t c = 0; c < b.bytes.size(); ++c) d.link_bytes.bytes[c] += b.bytes[c] * groups;
   };
 
   auto group_collectives = [&](net::CollectiveOp op, double bytes_per_param) {
     std::vector<net::CollectiveSpec> specs;
-    if (L.dp > 1 && params.dense > 0) {
+    if (data_ranks > 1 && params.dense > 0) {
       net::CollectiveSpec s;
       s.op = op;
       s.algorithm = net::CollectiveAlgorithm::ring;
@@ -139,24 +143,36 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   d.gradient_exposed_s = std::max(0.0, d.gradient_sync_s - hidden_by);
 
   // Optimizer update of this GPU's shard: memory-bound element-wise work, plus Newton-Schulz for Muon.
-  const double dense_shard = params.dense / (zero ? L.dp : 1);
+  const double dense_shard = params.dense / (zero ? data_ranks : 1);
   const double routed_shard = params.routed / (zero ? expert_dp : 1);
   const double hbm = sustained_hbm(in);
   // AdamW reads fp32 master, two moments and the gradient (16 B) and writes master, moments and BF16
   // weights (14 B) per parameter; Muon keeps one moment (26 B).
   double ns_flops = 0;
   double muon_params = 0;
+  double whole_head_params = 0;  // per-head matrices each DP rank owns whole heads of: no gather
+  const int iterations = sc.optimizer.newton_schulz_iterations;
   if (sc.optimizer.kind == model::Optimizer::Muon) {
     for (int s : stage_ids) {
       for (int b : in.stages[static_cast<std::size_t>(s)].blocks) {
         for (const auto& op : in.blocks[static_cast<std::size_t>(b)].ops) {
           if (!op.muon_matrix) continue;
           if (const auto* g = std::get_if<model::GemmShape>(&op.shape)) {
-            ns_flops += newton_schulz_flops(g->n / L.tp, g->k, sc.optimizer.newton_schulz_iterations);
             muon_params += op.params / L.tp;
+            if (sc.optimizer.per_head_attention && op.weight_heads > 0) {
+              // TP splits the heads; each local head's block is one matrix.
+              const double heads = std::max(1.0, static_cast<double>(op.weight_heads) / L.tp);
+              const double n = op.heads_on_input ? g->n : g->n / op.weight_heads;
+              const double k = op.heads_on_input ? g->k / op.weight_heads : g->k;
+              ns_flops += heads * newton_schulz_flops(n, k, iterations);
+              // A head-aligned shard holds whole heads once there are at least as many heads as shards.
+              if (heads >= data_ranks) whole_head_params += op.params / L.tp;
+            } else {
+              ns_flops += newton_schulz_flops(g->n / L.tp, g->k, iterations);
+            }
           } else if (const auto* e = std::get_if<model::ExpertGemmShape>(&op.shape)) {
             const double local = static_cast<double>(e->experts) / L.ep;
-            ns_flops += local * newton_schulz_flops(e->n, e->k, sc.optimizer.newton_schulz_iterations);
+            ns_flops += local * newton_schulz_flops(e->n, e->k, iterations);
             muon_params += op.params / L.ep;
           }
         }
@@ -169,8 +185,12 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   const double ns_rate = in.cost.device().bf16_flops_per_s * in.cost.defaults().gemm_bf16.value;
   d.optimizer_s = bytes / hbm + ns_flops / ns_rate;
   if (sc.optimizer.kind == model::Optimizer::Muon && zero) {
-    // Moonlight's distributed Muon gathers each matrix's gradient shards (BF16) before Newton-Schulz.
-    d.muon_gather_s = group_collectives(net::CollectiveOp::allgather, 2.0 * muon_share);
+    // Moonlight's distributed Muon gathers each matrix's gradient shards (BF16) before Newton-Schulz; a
+    // per-head block that one rank's shard holds whole needs no gather.
+    const double gathered = params.dense + params.routed > 0
+                                ? (muon_params - whole_head_params) / (params.dense + params.routed)
+                                : 0;
+    d.muon_gather_s = group_collectives(net::CollectiveOp::allgather, 2.0 * gathered);
   }
   if (zero && !L.fsdp) {  // FSDP gathers each layer's parameters before it runs instead
     d.param_gather_s = group_collectives(net::CollectiveOp::allgather, 2.0);
@@ -204,15 +224,20 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   span("parameter all-gather (exposed)", "dp", d.param_gather_exposed_s);
 
   d.assumptions.push_back(fmt::format(
-      "DP: gradients reduced in {} with ring {} over DP {} (dense) and {} (experts), {} ({:.3f} s of {:.3f} s "
+      "DP: gradients reduced in {} with ring {} over DP x CP {} (dense) and EDP {} (experts), {} ({:.3f} s of {:.3f} s "
       "hidden); parameters all-gathered in BF16 overlapped with the next step's first forward pass (Megatron-LM "
       "overlap-grad-reduce / overlap-param-gather)",
-      grad_bytes == 4 ? "fp32" : "16-bit floats", zero ? "reduce-scatter" : "all-reduce", L.dp, expert_dp,
+      grad_bytes == 4 ? "fp32" : "16-bit floats", zero ? "reduce-scatter" : "all-reduce", data_ranks, expert_dp,
       L.overlap_grad_reduce ? "overlapped with the last backward pass" : "after the backward passes",
       std::min(d.gradient_sync_s, hidden_by), d.gradient_sync_s));
-  d.assumptions.push_back("optimizer: AdamW moves 30 B per parameter of the local shard, Muon 26 B plus 5 "
-                          "Newton-Schulz iterations on full matrices after an all-gather of gradient shards "
-                          "(Moonlight distributed Muon, arXiv:2502.16982)");
+  d.assumptions.push_back(fmt::format(
+      "optimizer: AdamW moves 30 B per parameter of the local shard, Muon 26 B plus {} Newton-Schulz iterations "
+      "on full matrices after an all-gather of gradient shards (Moonlight distributed Muon, arXiv:2502.16982){}",
+      iterations,
+      sc.optimizer.per_head_attention
+          ? "; attention projections per head (K3's per-head Muon): one matrix per head, and no gather for heads a "
+            "head-aligned shard holds whole"
+          : ""));
   return d;
 }
 

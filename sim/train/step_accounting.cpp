@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "model/totals.hpp"
+#include "sim/parallel/group_placement.hpp"
 #include "sim/parallel/schedule_registry.hpp"
 #include "sim/train/dp_phase.hpp"
 #include "sim/train/step_memory.hpp"
@@ -51,7 +52,7 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
   const std::vector<int> stage_ids = in.schedule.stages_held(rank);
   MemoryInputs m;
   m.params = rank_params(in.blocks, in.stages, stage_ids, L.tp, L.ep, L.etp);
-  m.dp = L.dp;
+  m.dp = L.dp * L.cp;  // dense weights shard over DP x CP
   m.expert_dp = parallel::expert_dp(L);
   m.zero_stage = L.zero_stage;
   m.optimizer = in.scenario.optimizer.kind;
@@ -72,7 +73,9 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
         // What one rank keeps: TP (and sequence parallelism) split the non-routed activations; a rank's
         // routed tokens are 1/TP of the micro-batch's under sequence parallelism, gathered ETP ways.
         const double tokens = L.sequence_parallel ? static_cast<double>(L.etp) / L.tp : 1.0;
-        op.saved_bytes *= workload::tp_saved_fraction(op, L.tp, L.sequence_parallel);
+        const double share = workload::tp_saved_fraction(op, L.tp, L.sequence_parallel);
+        op.saved_bytes *= share;
+        op.saved_qkv_bytes *= share;
         op = model::scale_routed(op, worst * tokens);
       }
       mine.push_back(std::move(blk));
@@ -153,8 +156,9 @@ StepResult account_step(const AccountingInputs& in) {
   r.gpus = static_cast<std::int64_t>(in.topology.gpu_count());
   r.seed = sc.seed;
   r.microbatches = in.microbatches;
-  r.layout = {L.tp, L.pp, L.vpp, L.ep, L.cp, L.dp, parallel::expert_dp(L), L.zero_stage,
-              std::string(L.schedule->name), sc.batch.micro_batch_seqs, sc.batch.seq_len};
+  r.layout = {L.tp, L.pp, L.vpp, L.ep, L.cp, L.dp, parallel::expert_dp(L), L.zero_stage, L.etp,
+              std::string(L.schedule->name), sc.batch.micro_batch_seqs, sc.batch.seq_len,
+              model::to_string(sc.recompute), in.map.gpus_per_node(), parallel::group_placement(in.map)};
   r.network_model = std::string(sc.network->name);
   r.scenario_yaml = sc.yaml_text;
   r.version = in.options.version;

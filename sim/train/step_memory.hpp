@@ -21,7 +21,7 @@ RankParams rank_params(const std::vector<model::OpBlock>& blocks, const std::vec
 
 struct MemoryInputs {
   RankParams params;
-  int dp = 1;                 // dense-parameter DP degree
+  int dp = 1;                 // dense-parameter DP degree (DP x CP)
   int expert_dp = 1;          // routed-parameter DP degree (dp / ep)
   int zero_stage = 0;
   model::Optimizer optimizer = model::Optimizer::AdamW;

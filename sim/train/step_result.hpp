@@ -4,9 +4,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/provenance.hpp"
-#include <vector>
+#include "sim/parallel/group_placement.hpp"
 
 namespace k3::train {
 
@@ -74,10 +75,13 @@ struct LayerKindResult {
 
 // The parallel layout the step ran, with what was derived from the scenario (DP, expert DP).
 struct LayoutResult {
-  int tp = 1, pp = 1, vpp = 1, ep = 1, cp = 1, dp = 1, expert_dp = 1, zero_stage = 1;
+  int tp = 1, pp = 1, vpp = 1, ep = 1, cp = 1, dp = 1, expert_dp = 1, zero_stage = 1, etp = 1;
   std::string schedule;
   std::int64_t micro_batch_seqs = 1;
   std::int64_t seq_len = 0;
+  std::string recompute;                          // model::to_string of the policy
+  int gpus_per_domain = 1;                        // GPUs of one NVLink domain (topology node)
+  std::vector<parallel::GroupPlacement> placement;  // NVLink domains each kind of group spans
 };
 
 struct StepResult {

@@ -18,6 +18,9 @@ struct OptimizerSpec {
   model::Optimizer kind = model::Optimizer::AdamW;
   int newton_schulz_iterations = 5;
   double moment_bytes = 4;  // optimizer.moment_dtype: fp32 (4) or bf16 (2, as DeepSeek-V3 keeps AdamW's moments)
+  // optimizer.per_head_attention: Muon orthogonalises each attention head's block of a projection on its
+  // own (K3: "the Attention weights have been changed to a Per-Head form", ../shared/seeds/001).
+  bool per_head_attention = false;
 };
 
 struct StepSpec {
@@ -30,7 +33,7 @@ struct StepSpec {
   workload::PrecisionSpec precision;
   workload::CommunicationSpec communication;
   workload::ExpertLoadSpec expert_load;
-  model::Recompute recompute = model::Recompute::None;
+  model::RecomputePolicy recompute;
   OptimizerSpec optimizer;
   const net::NetworkModelEntry* network = &net::default_network_model();  // never null
   bool unfused_attention = false;  // attention_kernel: unfused (Megatron-LM 2021) instead of flash

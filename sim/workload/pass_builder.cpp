@@ -105,7 +105,7 @@ class StagePassBuilder {
       if (backward) {
         backward_block(order[i]);
       } else {
-        forward_block(order[i], false);
+        forward_block(order[i]);
       }
       if (reduce) {
         for (int c : reduce_grads(order[i])) reductions.push_back(c);
@@ -299,11 +299,18 @@ class StagePassBuilder {
     return std::string(what) + " " + b.kind + " " + std::to_string(b.layer);
   }
 
-  void forward_block(int block, bool recompute) {
+  // The block's forward, or under `recompute` the ops of it that policy runs again before its backward.
+  void forward_block(int block, const model::RecomputePolicy* recompute = nullptr) {
     const auto& ops = (*ctx_.blocks)[static_cast<std::size_t>(block)].ops;
     const MoeLayerLoad* m = moe(block);
-    const char* tag = recompute ? "recompute " : "";
+    const char* tag = recompute != nullptr ? "recompute " : "";
+    auto runs = [&](const Op& op) { return recompute == nullptr || model::recomputed(op, *recompute); };
+    // The shared experts run while the dispatch is in flight, when the dispatch runs at all.
+    const bool dispatch_runs = m != nullptr && std::any_of(ops.begin(), ops.end(), [&](const Op& op) {
+      return op.kind == OpKind::Communication && op.name == "dispatch" && runs(op);
+    });
     for (const Op& op : ops) {
+      if (!runs(op)) continue;
       if (op.kind == OpKind::Communication) {
         if (m == nullptr) continue;
         if (op.name == "dispatch") {
@@ -311,7 +318,7 @@ class StagePassBuilder {
                                    ctx_.ep_shape);
           issue(c);
           for (const Op& s : ops) {
-            if (is_shared_expert(s)) compute(s, block, false);
+            if (is_shared_expert(s) && runs(s)) compute(s, block, false);
           }
           wait(c);
           expert_tp_gather(std::string(tag) + label("ETP all-gather", block));
@@ -324,7 +331,7 @@ class StagePassBuilder {
         }
         continue;
       }
-      if (m != nullptr && is_shared_expert(op)) continue;  // ran while the dispatch was in flight
+      if (dispatch_runs && is_shared_expert(op)) continue;  // ran while the dispatch was in flight
       if (ctx_.cp.cp > 1 && (op.kind == OpKind::AttentionCore || op.kind == OpKind::KdaChunkScan)) {
         context_parallel(op, block, false, false);
       } else {
@@ -344,12 +351,8 @@ class StagePassBuilder {
       }
       return;
     }
-    if (ctx_.recompute == model::Recompute::Full) {
-      forward_block(block, true);
-    } else if (ctx_.recompute == model::Recompute::Selective) {
-      for (const Op& op : ops) {
-        if (op.cheap_recompute) compute(op, block, false);
-      }
+    if (ctx_.recompute.recomputes_anything() && model::recomputable((*ctx_.blocks)[static_cast<std::size_t>(block)])) {
+      forward_block(block, &ctx_.recompute);
     }
     for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
       const Op& op = *it;

@@ -66,7 +66,7 @@ struct PassBuildContext {
   parallel::GroupShape cp_shape;
   std::vector<int> ep_index;       // per position of the block: which EP rank (expert shard) it is
   ContextParallelLoad cp;
-  model::Recompute recompute = model::Recompute::None;
+  model::RecomputePolicy recompute;
   std::map<int, MoeLayerLoad> moe;   // by block index
   core::Bytes tp_allreduce_bytes = 0;  // one micro-batch's activations on one CP rank (tokens x hidden x 2 B)
   core::Bytes etp_bytes = 0;           // the MoE tokens an ETP group gathers (tokens/TP x width x 2 B)

@@ -47,7 +47,7 @@ TEST(ListCli, OneKindAndAnUnknownKind) {
   EXPECT_EQ(r.out.find("analytical"), std::string::npos);  // networks are not listed
   const auto bad = run_k3sim("list packets");
   EXPECT_EQ(bad.exit_status, 2);
-  EXPECT_NE(bad.err.find("networks, schedules, collectives, gpus, models, topologies"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("networks, schedules, recompute, collectives, gpus, models, topologies"), std::string::npos) << bad.err;
 }
 
 TEST(ListCli, HelpCarriesEachSubcommandsDescription) {

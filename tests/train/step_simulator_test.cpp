@@ -134,3 +134,74 @@ TEST(StepSimulator, PerLayerResultsAreInTheJson) {
   EXPECT_EQ(j["layout"]["ep"], 32);
   EXPECT_EQ(j["layout"]["pp"], 4);
 }
+
+namespace {
+
+double memory_named(const StepResult& r, const std::string& name) {
+  for (const auto& m : r.memory) {
+    if (m.name == name) return m.bytes;
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST(StepSimulator, RecomputingTheMoeModuleRerunsItsAllToAllInBackward) {
+  // Recomputing `moe` runs the MoE layer's forward again before its backward, dispatch and combine
+  // included: the backward moves its own bytes (gradients of both) plus one forward's.
+  const auto none = simulate(dsv3_small("recompute: none\n"));
+  const auto moe = simulate(dsv3_small("recompute: [moe]\n"));
+  const auto& n = none.layers[1];
+  const auto& m = moe.layers[1];
+  ASSERT_EQ(m.kind, "MLA+MoE");
+  for (const auto& [link, bytes] : n.forward.bytes) {
+    EXPECT_NEAR(m.backward.bytes.at(link), n.backward.bytes.at(link) + bytes, 1e-9 * bytes) << link;
+  }
+  EXPECT_GT(m.backward.compute_total_s(), n.backward.compute_total_s());
+  // The dense layers hold no MoE module: their backward is unchanged.
+  EXPECT_DOUBLE_EQ(moe.layers[0].backward.compute_total_s(), none.layers[0].backward.compute_total_s());
+  // Fewer activations kept per micro-batch, and one layer's MoE set live again while it recomputes.
+  EXPECT_LT(memory_named(moe, "activations"), memory_named(none, "activations"));
+  EXPECT_GT(memory_named(moe, "recomputation working set"), 0);
+  EXPECT_EQ(moe.layout.recompute, "moe");
+}
+
+TEST(StepSimulator, PlacementSaysWhereEachGroupLands) {
+  // 16 nodes of 8 GPUs, PP4: a stage is 32 consecutive GPUs (4 nodes). DP 32 and EP 32 each take a whole
+  // stage, 4 nodes; a pipeline links GPU g, g + 32, g + 64, g + 96: 4 nodes. TP, CP and expert DP are 1.
+  const auto r = simulate(dsv3_small());
+  ASSERT_EQ(r.layout.placement.size(), 3u);
+  EXPECT_EQ(r.layout.placement[0].group, "DP x CP");
+  EXPECT_EQ(r.layout.placement[1].group, "EP");
+  EXPECT_EQ(r.layout.placement[2].group, "PP");
+  for (const auto& p : r.layout.placement) {
+    EXPECT_EQ(p.min_domains, 4) << p.group;
+    EXPECT_EQ(p.max_domains, 4) << p.group;
+  }
+  EXPECT_EQ(r.layout.placement[1].size, 32);
+  EXPECT_EQ(r.layout.placement[2].size, 4);
+  EXPECT_EQ(r.layout.gpus_per_domain, 8);
+}
+
+TEST(StepSimulator, PerHeadMuonShrinksTheOptimizerStepAndItsGather) {
+  // K3's attention projections as 96 (KDA q, k, v: 288) per-head matrices of 128 rows: Newton-Schulz on an
+  // m x n matrix (m <= n) costs 4 m^2 n + 2 m^3 per iteration, so a [12288, 7168] projection drops from
+  // 4 x 7168^2 x 12288 + 2 x 7168^3 to 96 x (4 x 128^2 x 7168 + 2 x 128^3): about 70 x fewer FLOPs. With
+  // 96 heads over DP 32 (ZeRO-1) each rank's shard holds whole heads, so those matrices need no gradient gather.
+  const std::string k3 =
+      "name: k3-small\nmodel: k3\ncluster: {topology: h200-rail, nodes: 64}\n"
+      "parallel: {pp: 16, ep: 32, zero: 1, schedule: 1f1b}\n"
+      "batch: {seq_len: 4096, global_batch_seqs: 256, micro_batch_seqs: 1}\n"
+      "network: analytical\nexpert_load: {kind: uniform}\noptimizer: {kind: muon}\n";
+  const auto whole = simulate(k3);
+  const auto per_head = simulate(k3, {{"optimizer.per_head_attention", "true"}});
+  auto seconds = [](const StepResult& r, const std::string& name) {
+    for (const auto& t : r.breakdown) {
+      if (t.name == name) return t.seconds;
+    }
+    return 0.0;
+  };
+  EXPECT_LT(seconds(per_head, "optimizer step"), seconds(whole, "optimizer step"));
+  EXPECT_LT(seconds(per_head, "exposed: Muon gradient all-gather"), seconds(whole, "exposed: Muon gradient all-gather"));
+  EXPECT_GT(seconds(per_head, "exposed: Muon gradient all-gather"), 0);  // the experts' and other matrices remain
+}
