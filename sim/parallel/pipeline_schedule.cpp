@@ -16,7 +16,11 @@ using core::SimTime;
 }  // namespace
 
 int PipelineSchedule::stage_of(int rank, int chunk) const {
-  if (bidirectional) return chunk == 0 ? rank : ranks - 1 - rank;
+  switch (layout) {
+    case ChunkLayout::bidirectional: return chunk == 0 ? rank : ranks - 1 - rank;
+    case ChunkLayout::v_shape: return chunk == 0 ? rank : 2 * ranks - 1 - rank;
+    case ChunkLayout::interleaved: break;
+  }
   return chunk * ranks + rank;
 }
 
@@ -29,11 +33,15 @@ std::vector<int> PipelineSchedule::stages_held(int rank) const {
 }
 
 int PipelineSchedule::stream_of(int /*rank*/, int chunk) const {
-  return bidirectional ? chunk : 0;
+  return layout == ChunkLayout::bidirectional ? chunk : 0;
 }
 
 std::pair<int, int> PipelineSchedule::holder_of(int stream, int stage) const {
-  if (bidirectional) return stream == 0 ? std::pair{stage, 0} : std::pair{ranks - 1 - stage, 1};
+  switch (layout) {
+    case ChunkLayout::bidirectional: return stream == 0 ? std::pair{stage, 0} : std::pair{ranks - 1 - stage, 1};
+    case ChunkLayout::v_shape: return stage < ranks ? std::pair{stage, 0} : std::pair{2 * ranks - 1 - stage, 1};
+    case ChunkLayout::interleaved: break;
+  }
   return {stage % ranks, stage / ranks};
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Pipeline-parallel schedules as per-rank lists of passes: 1F1B, interleaved 1F1B (Megatron-LM, virtual
-// stages) and DualPipe (DeepSeek-V3). A schedule says only the order in which each rank runs
-// its passes; `execute_pipeline` turns it into times given what each pass costs.
+// stages), DualPipe (DeepSeek-V3) and DualPipeV (its V-shaped half). A schedule says only the order in which
+// each rank runs its passes; `execute_pipeline` turns it into times given what each pass costs.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -21,7 +21,7 @@ enum class PassKind : std::uint8_t {
 
 // A unit of work of one micro-batch on one model chunk held by a rank.
 struct ChunkWork {
-  int chunk = 0;       // which of the rank's model chunks (virtual stage, or DualPipe direction)
+  int chunk = 0;       // which of the rank's model chunks (virtual stage, DualPipe direction, or arm of the V)
   int microbatch = 0;  // index within that chunk's stream of micro-batches
 };
 
@@ -35,14 +35,21 @@ inline void append_pass(std::vector<Pass>& list, PassKind kind, ChunkWork work, 
   list.push_back(Pass{kind, work, backward});
 }
 
+// Which stage each model chunk of a rank holds.
+enum class ChunkLayout : std::uint8_t {
+  interleaved,    // chunk c of rank r is stage c x PP + r (1F1B: c = 0 only; Megatron-LM's virtual stages)
+  bidirectional,  // DualPipe: chunk 0 is stage r of the forward-direction stream, chunk 1 stage PP-1-r of the
+                  // reverse one; both streams run through the same PP stages
+  v_shape,        // DualPipeV: one stream through 2 x PP stages that goes down the ranks and back up, so chunk 0
+                  // is stage r and chunk 1 stage 2 x PP - 1 - r (the last rank hands stage PP-1 to PP itself)
+};
+
 struct PipelineSchedule {
   int ranks = 1;            // pipeline ranks (PP)
-  int chunks_per_rank = 1;  // model chunks each rank holds (vpp; 2 for DualPipe)
+  int chunks_per_rank = 1;  // model chunks each rank holds (vpp; 2 for DualPipe and DualPipeV)
   int microbatches = 1;     // per pipeline, all directions together
   int streams = 1;          // independent micro-batch streams (2 for DualPipe: one per direction)
-  // DualPipe: chunk 0 of rank r is stage r of the forward-direction pipeline, chunk 1 stage PP-1-r of the
-  // reverse one. Otherwise chunk c of rank r is stage c x PP + r.
-  bool bidirectional = false;
+  ChunkLayout layout = ChunkLayout::interleaved;
   std::vector<std::vector<Pass>> passes;  // [rank] -> in execution order
 
   // The pipeline stage (0 = first layers) that `chunk` of `rank` holds, in its stream's order.
@@ -58,7 +65,8 @@ struct PipelineSchedule {
 
 struct PipelineScheduleEntry;  // schedule_registry.hpp
 // Throws InputError (key `parallel.*` / `batch.*`) when the schedule cannot run this layout, e.g.
-// DualPipe needs an even PP and at least 2 x PP micro-batches, interleaved needs micro-batches % PP == 0.
+// DualPipe needs an even PP and at least 2 x PP micro-batches, DualPipeV at least 2 x PP micro-batches,
+// interleaved needs micro-batches % PP == 0.
 PipelineSchedule make_schedule(const PipelineScheduleEntry& schedule, int pp, int vpp, int microbatches);
 
 // What a pass costs on a rank; `chunk` lets stages differ (the first holds the embedding, the last the head).

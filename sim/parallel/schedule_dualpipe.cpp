@@ -100,7 +100,7 @@ class DualPipeBuilder {
 
 PipelineSchedule dualpipe(int p, int m) {
   PipelineSchedule s;
-  s.bidirectional = true;
+  s.layout = ChunkLayout::bidirectional;
   s.ranks = p;
   s.chunks_per_rank = 2;
   s.streams = 2;

@@ -8,12 +8,14 @@ namespace k3::parallel {
 extern const PipelineScheduleEntry kOneFOneBSchedule;
 extern const PipelineScheduleEntry kInterleavedSchedule;
 extern const PipelineScheduleEntry kDualPipeSchedule;
+extern const PipelineScheduleEntry kDualPipeVSchedule;
 
 namespace {
 constexpr const PipelineScheduleEntry* kSchedules[] = {
     &kOneFOneBSchedule,
     &kInterleavedSchedule,
     &kDualPipeSchedule,
+    &kDualPipeVSchedule,
 };
 }  // namespace
 

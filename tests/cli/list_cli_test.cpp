@@ -16,10 +16,10 @@ TEST(ListCli, NetworksAndSchedulesAreTheRegisteredEntries) {
   EXPECT_EQ(j["networks"][0]["name"], "flow");
   EXPECT_EQ(j["networks"][1]["name"], "analytical");
   for (const auto& e : j["networks"]) EXPECT_FALSE(e["description"].get<std::string>().empty());
-  // Three schedules (sim/parallel/schedule_registry.cpp), four collective algorithms, eight GPU types
+  // Four schedules (sim/parallel/schedule_registry.cpp), four collective algorithms, eight GPU types
   // (topologies/gpu_types.yaml: shared/validation/hardware.csv's six, H20 and GB300-B300), the seven model and seven
   // topology presets.
-  EXPECT_EQ(j["schedules"].size(), 3u);
+  EXPECT_EQ(j["schedules"].size(), 4u);
   EXPECT_EQ(j["collectives"].size(), 4u);
   EXPECT_EQ(j["gpus"].size(), 8u);
   EXPECT_EQ(j["models"].size(), 7u);
@@ -37,7 +37,7 @@ TEST(ListCli, EveryListedNameIsAccepted) {
   }
   const auto bad = run_k3sim("run scenarios/k3-h200-2048.yaml --set parallel.schedule=gpipe");
   EXPECT_EQ(bad.exit_status, 2);
-  EXPECT_NE(bad.err.find("1f1b, interleaved or dualpipe"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("1f1b, interleaved, dualpipe or dualpipev"), std::string::npos) << bad.err;
 }
 
 TEST(ListCli, OneKindAndAnUnknownKind) {

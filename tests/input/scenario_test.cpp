@@ -59,7 +59,7 @@ TEST(Scenario, BadInputNamesKeyAndLine) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.where().key, "parallel.schedule");
-    EXPECT_NE(std::string(e.what()).find("1f1b, interleaved or dualpipe"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("1f1b, interleaved, dualpipe or dualpipev"), std::string::npos);
   }
   EXPECT_THROW(parse_override("novalue"), InputError);
   EXPECT_THROW(parse_scenario(kScenario, "d.yaml", {k3::input::parse_override("parallel.pp=0")}), InputError);

@@ -1,5 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "sim/parallel/schedule_registry.hpp"
 
 using k3::core::SimTime;
@@ -96,4 +103,159 @@ TEST(PipelineSchedule, InvalidLayoutsAreInputErrors) {
   EXPECT_THROW(make_schedule(k3::parallel::pipeline_schedule("dualpipe", {}), 3, 1, 12), k3::core::InputError);
   EXPECT_THROW(make_schedule(k3::parallel::pipeline_schedule("dualpipe", {}), 8, 1, 10), k3::core::InputError);
   EXPECT_THROW(make_schedule(k3::parallel::pipeline_schedule("interleaved", {}), 4, 2, 6), k3::core::InputError);
+}
+
+namespace {
+
+PipelineSchedule dualpipev(int pp, int microbatches) {
+  return make_schedule(pipeline_schedule("dualpipev", {}), pp, 1, microbatches);
+}
+
+}  // namespace
+
+TEST(PipelineSchedule, DualPipeVHoldsAVOfStages) {
+  // deepseek-ai/DualPipe examples/example_dualpipev.py: rank r holds full_modules[r] and
+  // full_modules[2 x PP - 1 - r] of 2 x PP stages; one stream of micro-batches.
+  for (int pp : {1, 2, 3, 4}) {
+    const auto s = dualpipev(pp, 2 * pp);
+    EXPECT_EQ(s.stages(), 2 * pp);
+    EXPECT_EQ(s.streams, 1);
+    for (int r = 0; r < pp; ++r) {
+      EXPECT_EQ(s.stage_of(r, 0), r);
+      EXPECT_EQ(s.stage_of(r, 1), 2 * pp - 1 - r);
+      EXPECT_EQ(s.stream_of(r, 1), 0);
+      EXPECT_EQ(s.stages_held(r), (std::vector<int>{r, 2 * pp - 1 - r}));
+    }
+    for (int stage = 0; stage < 2 * pp; ++stage) {
+      const auto [rank, chunk] = s.holder_of(0, stage);
+      EXPECT_EQ(s.stage_of(rank, chunk), stage) << "PP " << pp << " stage " << stage;
+    }
+    // The turn of the V: stages PP-1 and PP are both on the last rank, so their hand-off is not a send.
+    EXPECT_EQ(s.holder_of(0, pp - 1).first, pp - 1);
+    EXPECT_EQ(s.holder_of(0, pp).first, pp - 1);
+  }
+}
+
+TEST(PipelineSchedule, DualPipeVRunsEveryMicroBatchOnceOnEveryStage) {
+  // For each (stage, micro-batch): one forward (alone or in an F&B), one backward (full, input-only or in
+  // an F&B), and one W for each input-only backward; the executor finishes every rank (no deadlock).
+  for (int pp : {1, 2, 3, 4, 5, 8}) {
+    for (int m : {2 * pp, 2 * pp + 1, 3 * pp, 20}) {
+      if (m < 2 * pp) continue;
+      const auto s = dualpipev(pp, m);
+      std::map<std::pair<int, int>, int> forwards, backwards, deferred, weights;
+      for (int r = 0; r < pp; ++r) {
+        for (const auto& p : s.passes[static_cast<std::size_t>(r)]) {
+          const std::pair key{s.stage_of(r, p.work.chunk), p.work.microbatch};
+          switch (p.kind) {
+            case PassKind::forward: ++forwards[key]; break;
+            case PassKind::backward: ++backwards[key]; break;
+            case PassKind::backward_input: ++backwards[key]; ++deferred[key]; break;
+            case PassKind::weight: ++weights[key]; break;
+            case PassKind::forward_backward:
+              ++forwards[key];
+              ++backwards[{s.stage_of(r, p.backward.chunk), p.backward.microbatch}];
+              break;
+          }
+        }
+      }
+      const auto where = "PP " + std::to_string(pp) + " m " + std::to_string(m);
+      EXPECT_EQ(forwards.size(), static_cast<std::size_t>(2 * pp * m)) << where;
+      EXPECT_EQ(backwards.size(), static_cast<std::size_t>(2 * pp * m)) << where;
+      for (const auto& [key, n] : forwards) EXPECT_EQ(n, 1) << where;
+      for (const auto& [key, n] : backwards) EXPECT_EQ(n, 1) << where;
+      EXPECT_EQ(weights, deferred) << where;
+      EXPECT_NO_THROW((void)execute_pipeline(s, uniform_costs(1, 2, 1, 3, 0.1))) << where;
+    }
+  }
+}
+
+TEST(PipelineSchedule, DualPipeVBubbleMatchesClosedForm) {
+  // deepseek-ai/DualPipe README, "Pipeline Bubbles and Memory Usage Comparison": DualPipeV's bubble is
+  // (S/2 - 1)(F&B + B - 3W) for S stages; here S = 2 x PP, so (PP - 1)(F&B + B - 3W) with F, B, W the costs
+  // of one stage. F = B(input) = W = 1 us, B = 2 us, F&B = F + B = 3 us: bubble = 2 (PP - 1), i.e. 6 us at
+  // PP = 4 (the README's picture: 4 ranks, 10 micro-batches) and 14 us at PP = 8. Each rank runs F and B of
+  // m micro-batches on two stages: 2 x 3 m us of work.
+  for (auto [pp, m] : {std::pair{4, 10}, std::pair{4, 20}, std::pair{8, 20}}) {
+    const auto t = execute_pipeline(dualpipev(pp, m), uniform_costs(1, 2, 1, 3));
+    for (int r = 0; r < pp; ++r) {
+      EXPECT_EQ(t.busy[static_cast<std::size_t>(r)], us(6.0 * m)) << "PP " << pp << " rank " << r;
+      EXPECT_EQ(t.bubble(r), us(2.0 * (pp - 1))) << "PP " << pp << " rank " << r;
+    }
+  }
+}
+
+TEST(PipelineSchedule, DualPipeVOverlapShrinksTheBubbleOfTheLastRank) {
+  // F&B = 2.5 us (overlap saves 0.5): (4 - 1)(2.5 + 2 - 3) = 4.5 us at PP = 4. The last rank, DualPipe's
+  // middle rank once cut in half, is the busiest and meets it exactly; the others idle no more.
+  const auto t = execute_pipeline(dualpipev(4, 10), uniform_costs(1, 2, 1, 2.5));
+  EXPECT_EQ(t.bubble(3), us(4.5));
+  for (int r = 0; r < 4; ++r) EXPECT_LE(t.bubble(r), us(4.5)) << "rank " << r;
+}
+
+TEST(PipelineSchedule, DualPipeVBubbleIsBelowOneFOneBOnTheSameRanks) {
+  // The same model on the same PP ranks: 1F1B runs each rank's two stages as one (F = 2, B = 4 us), bubble
+  // (PP - 1)(F + B) = 6 (PP - 1); DualPipeV's is 2 (PP - 1) with the per-stage costs above.
+  for (int pp : {2, 4, 8}) {
+    const auto v = execute_pipeline(dualpipev(pp, 2 * pp), uniform_costs(1, 2, 1, 3));
+    const auto f = execute_pipeline(make_schedule(pipeline_schedule("1f1b", {}), pp, 1, 2 * pp),
+                                    uniform_costs(2, 4, 2, 6));
+    for (int r = 0; r < pp; ++r) {
+      EXPECT_EQ(f.bubble(r), us(6.0 * (pp - 1))) << "PP " << pp << " rank " << r;
+      EXPECT_LT(v.bubble(r), f.bubble(r)) << "PP " << pp << " rank " << r;
+    }
+  }
+}
+
+TEST(PipelineSchedule, DualPipeVSendsOnlyBetweenNeighbours) {
+  // Down the V and back up, each hand-off goes to the next rank or stays on the last one; the interleaved
+  // layout would send stage PP-1's output from the last rank back to rank 0.
+  for (int pp : {1, 2, 4}) {
+    std::set<std::pair<int, int>> sends;
+    auto costs = uniform_costs(1, 2, 1, 3);
+    costs.p2p = [&](int from, int to) {
+      sends.insert({from, to});
+      return us(0.5);
+    };
+    (void)execute_pipeline(dualpipev(pp, 2 * pp), costs);
+    std::set<std::pair<int, int>> neighbours;
+    for (int r = 0; r + 1 < pp; ++r) neighbours.insert({{r, r + 1}, {r + 1, r}});
+    EXPECT_EQ(sends, neighbours) << "PP " << pp;
+  }
+}
+
+TEST(PipelineSchedule, DualPipeVActivationsInFlightMatchTheSchedule) {
+  // Counting the schedule's passes in order (F or F&B's forward keeps a micro-batch's activations of one
+  // stage, a backward frees them), every rank peaks at 2 x PP + 1 stage activations: the README's "PP + 1"
+  // for 2 x PP stages. The entry gives it in micro-batches through both of a rank's stages: PP + 1/2.
+  const auto& entry = pipeline_schedule("dualpipev", {});
+  for (int pp : {1, 2, 4, 8}) {
+    const auto s = dualpipev(pp, 20);
+    for (int r = 0; r < pp; ++r) {
+      int live = 0, peak = 0;
+      for (const auto& p : s.passes[static_cast<std::size_t>(r)]) {
+        if (p.kind == PassKind::forward || p.kind == PassKind::forward_backward) peak = std::max(peak, ++live);
+        if (p.kind == PassKind::backward || p.kind == PassKind::backward_input ||
+            p.kind == PassKind::forward_backward) {
+          --live;
+        }
+      }
+      EXPECT_EQ(live, 0);
+      EXPECT_EQ(peak, 2 * pp + 1) << "PP " << pp << " rank " << r;
+      EXPECT_DOUBLE_EQ(entry.microbatches_in_flight(pp, 1, r, 20), peak / 2.0) << "PP " << pp << " rank " << r;
+    }
+  }
+}
+
+TEST(PipelineSchedule, DualPipeVNeedsTwicePPMicroBatches) {
+  // DualPipeV.step: assert num_chunks >= num_ranks * 2; no parity condition on PP or the micro-batches.
+  try {
+    (void)dualpipev(4, 7);
+    ADD_FAILURE() << "7 micro-batches on PP 4 accepted";
+  } catch (const k3::core::InputError& e) {
+    EXPECT_EQ(e.where().key, "batch.micro_batch_seqs");
+    EXPECT_NE(std::string(e.what()).find("2 x PP = 8"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW((void)dualpipev(4, 8));
+  EXPECT_NO_THROW((void)dualpipev(3, 7));
 }
