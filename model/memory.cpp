@@ -52,10 +52,13 @@ ActivationBytes activation_memory(const std::vector<OpBlock>& blocks, const Reco
       a.kept += b.input_bytes;
       a.recompute_peak = std::max(a.recompute_peak, saved(b));
     } else {
-      core::Bytes kept = 0;
-      for (const auto& op : b.ops) kept += kept_bytes(op, policy.modules);
+      core::Bytes kept = 0, region_dropped = 0;
+      for (const auto& op : b.ops) {
+        kept += kept_bytes(op, policy.modules);
+        region_dropped += op.saved_bytes - kept_bytes(op, policy.modules & kRecomputeRegions);
+      }
       a.kept += kept;
-      a.recompute_peak = std::max(a.recompute_peak, saved(b) - kept);
+      a.recompute_peak = std::max(a.recompute_peak, region_dropped);
     }
   }
   return a;

@@ -6,10 +6,11 @@
 //   AdamW: fp32 master copy + first and second moments (4 + 4 + 4 B) on top of BF16 weights and fp32 grads.
 //   Muon (Moonlight): one fp32 momentum for hidden weight matrices; embedding, LM head, norms and other
 //   vectors stay on AdamW (two moments), as in Moonlight and K2.
-// Activations (ops saved_bytes) under a RecomputePolicy (model/recompute.hpp): what a recomputed module
-// drops is live again while its block recomputes in backward, so the largest such set of one block is
-// needed once per GPU (one block recomputes at a time), not once per micro-batch kept in flight. Under
-// full recomputation that set is the block's whole saved set. The extra forward work is recompute_flops().
+// Activations (ops saved_bytes) under a RecomputePolicy (model/recompute.hpp): what a module recomputed as a
+// region (kRecomputeRegions) drops is live again while it recomputes in backward, so the largest such set
+// of one block is needed once per GPU (one block recomputes at a time), not once per micro-batch kept in
+// flight. Under full recomputation that set is the block's whole saved set. The extra forward work is
+// recompute_flops().
 #include <string>
 #include <vector>
 

@@ -31,6 +31,13 @@ enum RecomputeModule : RecomputeModules {
   kRecomputeSharedExperts = 1u << 7,
 };
 
+// Modules recomputed as a region from their input: while one runs again before its backward, everything it
+// dropped is live at once (the recomputation working set). The others (core_attn, norm, activation,
+// moe_act) re-materialise one op's tensors right before that op's backward, which Korthikanti et al. count
+// as no working set.
+constexpr RecomputeModules kRecomputeRegions =
+    kRecomputeMlaUpProj | kRecomputeMlp | kRecomputeMoe | kRecomputeSharedExperts;
+
 struct RecomputeModuleEntry {
   std::string_view name;
   std::string_view description;

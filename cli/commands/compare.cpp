@@ -4,10 +4,12 @@
 // class, KV cache at the planned context, cost per 1e12 tokens.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "sim/input/scenario_inputs.hpp"
 #include "reports/sections/sweep.hpp"
@@ -162,7 +164,12 @@ nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const C
 }
 
 std::string compare_text(const nlohmann::json& j) {
-  std::string out = fmt::format("{:<56}", "deltas against " + j.at("baseline").get<std::string>());
+  std::set<std::string> networks;
+  for (const auto& v : j.at("variants")) {
+    networks.insert(v.at("result").at("network_model").get<std::string>());
+  }
+  std::string out = fmt::format("{} network model\n", fmt::join(networks, " and "));
+  out += fmt::format("{:<56}", "deltas against " + j.at("baseline").get<std::string>());
   for (const auto& v : j.at("variants")) out += fmt::format(" {:>22}", v.at("name").get<std::string>());
   out += "\n";
   for (const auto& m : j.at("metrics")) {

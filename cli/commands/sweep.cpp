@@ -4,9 +4,11 @@
 // share the points, or MPI ranks when started by mpirun.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <memory>
+#include <set>
 
 #include "core/threads.hpp"
 #include "sim/input/scenario_inputs.hpp"
@@ -93,9 +95,14 @@ int sweep(const SweepOptions& o) {
   if (o.json) {
     fmt::print("{}\n", j.dump(1));
   } else {
-    fmt::print("{}: {} points, {} feasible, {} on the Pareto front over ({}, step time)\n", o.scenario,
-               results.size(), j.at("points_feasible").get<std::size_t>(), j.at("points_on_front").get<std::size_t>(),
-               o.pareto == "cost" ? "USD per 1e12 tokens" : "GPUs");
+    std::set<std::string> networks;
+    for (const auto& r : results) {
+      if (r.ran) networks.insert(r.step.at("network_model").get<std::string>());
+    }
+    fmt::print("{}: {} points, {} feasible, {} on the Pareto front over ({}, step time), {} network model\n",
+               o.scenario, results.size(), j.at("points_feasible").get<std::size_t>(),
+               j.at("points_on_front").get<std::size_t>(), o.pareto == "cost" ? "USD per 1e12 tokens" : "GPUs",
+               networks.empty() ? std::string("no") : fmt::format("{}", fmt::join(networks, " and ")));
     for (const auto& r : results) {
       std::string where;
       for (const auto& s : r.settings) where += fmt::format(" {}={}", s.key, s.value);

@@ -160,7 +160,7 @@ const SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
 }
 
 PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes* link_bytes) const {
-  if (!config_.network->models_contention || !overlaps_collectives(program)) {
+  if (!config_.network->replays_overlapping_collectives || !overlaps_collectives(program)) {
     engine::Simulator sim;
     SoloLauncher launcher(
         sim,

@@ -26,8 +26,11 @@ struct Fit {
 constexpr Fit kAnalytical{100e6, 1.3, 20, 1.6e-8};
 constexpr Fit kFlow{100e6, 1.3, 25, 5e-8};
 
-// A model with contention solves max-min rates as flows come and go (the flow fit); one without is alpha-beta.
-const Fit& fit_for(const net::NetworkModelEntry& network) { return network.models_contention ? kFlow : kAnalytical; }
+// A model that replays overlapping collectives together solves max-min rates as flows come and go (the flow
+// fit); the other times each collective once (the analytical fit).
+const Fit& fit_for(const net::NetworkModelEntry& network) {
+  return network.replays_overlapping_collectives ? kFlow : kAnalytical;
+}
 
 std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / double(1ull << 30)); }
 

@@ -1,7 +1,6 @@
 #include "sim/net/analytical_network.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <utility>
 
 #include "core/error.hpp"
@@ -9,34 +8,78 @@
 namespace k3::net {
 
 AnalyticalNetwork::AnalyticalNetwork(engine::Simulator& sim, std::vector<NetLink> links)
-    : NetworkModel(sim, std::move(links)) {}
+    : NetworkModel(sim, std::move(links)),
+      link_free_(links_.size(), SimTime::zero()),
+      batch_start_(links_.size(), SimTime::zero()),
+      batch_load_(links_.size(), 0.0) {}
 
 FlowId AnalyticalNetwork::start_flow(std::span<const NetLinkId> path, Bytes bytes, FlowDone on_done) {
   check_path(path);
   K3SIM_ASSERT(bytes >= 0, "flow with negative size");
   const SimTime now = sim_.now();
-  BytesPerSec bottleneck = std::numeric_limits<double>::infinity();
-  for (NetLinkId l : path) bottleneck = std::min(bottleneck, links_[l].capacity_bytes_per_s);
   const FlowId id = flows_.size();
   Flow& f = flows_.emplace_back();
   f.path.assign(path.begin(), path.end());
   f.size = bytes;
   f.transfer_start = now + SimTime::from_seconds(path_latency_s(path));
   f.finish = f.transfer_start;
-  if (!path.empty() && bytes > 0) f.finish += SimTime::from_seconds(bytes / bottleneck);
   f.on_done = std::move(on_done);
-  completions_.push_back(Pending{f.finish, id});
-  std::push_heap(completions_.begin(), completions_.end(), later);
   running_.push_back(id);
   ++active_flows_;
+  if (path.empty() || bytes <= 0) {
+    queue_completion(id);  // nothing to share: done after its latency
+  } else {
+    batch_.push_back(id);
+  }
   return id;
 }
 
+void AnalyticalNetwork::queue_completion(std::uint64_t id) {
+  completions_.push_back(Pending{flows_[id].finish, id});
+  std::push_heap(completions_.begin(), completions_.end(), later);
+}
+
+void AnalyticalNetwork::settle_batch() {
+  // A link starts on the batch when its earliest flow has paid its latency.
+  for (std::uint64_t id : batch_) {
+    const Flow& f = flows_[id];
+    for (NetLinkId l : f.path) {
+      if (batch_load_[l] == 0) {
+        touched_.push_back(l);
+        batch_start_[l] = f.transfer_start;
+      }
+      batch_load_[l] += f.size;
+      batch_start_[l] = std::min(batch_start_[l], f.transfer_start);
+    }
+  }
+  for (NetLinkId l : touched_) {
+    link_free_[l] = std::max(link_free_[l], batch_start_[l]) +
+                    SimTime::from_seconds(batch_load_[l] / links_[l].capacity_bytes_per_s);
+    batch_load_[l] = 0;
+  }
+  touched_.clear();
+  for (std::uint64_t id : batch_) {
+    Flow& f = flows_[id];
+    BytesPerSec bottleneck = links_[f.path.front()].capacity_bytes_per_s;
+    SimTime drained = f.transfer_start;
+    for (NetLinkId l : f.path) {
+      bottleneck = std::min(bottleneck, links_[l].capacity_bytes_per_s);
+      drained = std::max(drained, link_free_[l]);
+    }
+    f.finish = std::max(drained, f.transfer_start + SimTime::from_seconds(f.size / bottleneck));
+    queue_completion(id);
+  }
+  batch_.clear();
+}
+
 SimTime AnalyticalNetwork::next_event_time() {
+  // Flows started at this instant are settled together once the instant's queue events have run.
+  if (!batch_.empty()) return sim_.now();
   return completions_.empty() ? SimTime::max() : completions_.front().time;
 }
 
 void AnalyticalNetwork::advance_to(SimTime now) {
+  if (!batch_.empty()) settle_batch();
   std::vector<std::uint64_t> done;
   while (!completions_.empty() && completions_.front().time <= now) {
     done.push_back(completions_.front().flow);

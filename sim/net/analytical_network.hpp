@@ -1,8 +1,16 @@
 #pragma once
-// Alpha-beta network without contention: a flow takes its path latency (alpha) plus bytes over the
-// smallest capacity on its path (beta). Collectives expanded into flows on this model reproduce the
-// textbook alpha-beta formulas (ring all-reduce = 2(n-1) alpha + 2(n-1)/n S/B). Cheap: no solver, one
-// heap entry per flow. Agrees with FlowNetwork whenever no two flows share a link at the same time.
+// Congestion-aware analytical network (the closed form of ASTRA-sim's congestion-aware analytical backend):
+// the flows started at one instant form a batch; each link of the batch carries the sum of their bytes,
+// from when the first of them has paid its path latency, queued after what earlier batches left on it; a
+// flow lands when the most loaded link on its path has drained (and no earlier than its latency plus its
+// bytes over its bottleneck). No solver and no rate changes: one pass over the batch's paths and one
+// heap entry per flow. A lone flow takes latency + bytes / bottleneck capacity (alpha-beta), a ring's
+// disjoint steps reproduce the textbook formulas, and flows that share a link share its time, so an
+// all-to-all that funnels through one NVLink or NIC is bounded by that link as in FlowNetwork.
+// Where it differs from max-min sharing: every flow of a batch that crosses a link waits for the link's
+// whole batch load (a small flow beside large ones lands with them), and a link's queue drains at full rate
+// even when its flows are held back elsewhere; both bound the collective's last flow closely when the
+// collective is symmetric, which tests/net/network_agreement_test.cpp checks against FlowNetwork.
 #include <memory>
 #include <vector>
 
@@ -37,10 +45,19 @@ class AnalyticalNetwork final : public NetworkModel {
   static bool later(const Pending& a, const Pending& b) {
     return a.time > b.time || (a.time == b.time && a.flow > b.flow);
   }
+  void queue_completion(std::uint64_t id);
+  // Reserves the links for the flows started at this instant and schedules their completions.
+  void settle_batch();
+
   std::vector<Flow> flows_;
   std::vector<Pending> completions_;
   std::vector<std::uint64_t> running_;  // flows not yet done (and some done ones), for link_bytes
   std::size_t finished_in_running_ = 0;
+  std::vector<std::uint64_t> batch_;    // started at the current instant, links not yet reserved
+  std::vector<SimTime> link_free_;      // per link: when the bytes reserved on it so far have drained
+  std::vector<SimTime> batch_start_;    // per link: when the batch's first flow on it has paid its latency
+  std::vector<Bytes> batch_load_;       // per link: bytes of the batch being settled
+  std::vector<NetLinkId> touched_;      // links with batch_load_ > 0
 };
 
 // Registered in network_registry.cpp.

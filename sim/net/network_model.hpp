@@ -1,8 +1,8 @@
 #pragma once
 // What a collective (or the step simulator) needs from a network: start a transfer of some bytes along a
 // path of directed links, be called back when its last byte arrives, and read how much each link carried.
-// Two implementations: FlowNetwork (max-min fair sharing, contention) and AnalyticalNetwork (alpha-beta,
-// no contention). Both are engine models, registered with the Simulator that drives them.
+// Two implementations: FlowNetwork (max-min fair sharing, contention) and AnalyticalNetwork (a closed form
+// that shares each link's load among the flows started together). Both are engine models, registered with the Simulator that drives them.
 #include <cstdint>
 #include <functional>
 #include <span>

@@ -10,7 +10,8 @@ namespace {
 constexpr NetworkModelEntry kNetworkModels[] = {
     {"flow", "flow-level: max-min fair sharing of every link, re-solved as flows start and end (checked against SimGrid)",
      true, make_flow_network},
-    {"analytical", "alpha-beta: path latency plus bytes over the narrowest link, no contention between flows",
+    {"analytical", "congestion-aware closed form: flows of one instant share each link's load, a flow lands when "
+                   "its most loaded link drains; no solver",
      false, make_analytical_network},
 };
 }  // namespace

@@ -96,7 +96,7 @@ StepBand simulate_step_band(const StepSpec& spec, const model::ModelSpec& model,
     ends.push_back(at);
   }
   StepSpec base = spec;
-  const bool substitute = spec.network->models_contention;
+  const bool substitute = spec.network->replays_overlapping_collectives;
   if (substitute) base.network = &net::network_model("analytical", {spec.source, "network", 0});
   StepReuse reuse;
   StepOptions run_options;

@@ -222,7 +222,7 @@ class StepRun {
 
   workload::PassBuildContext context(int rank, bool overlapping) const {
     workload::PassBuildContext ctx;
-    ctx.one_thread_for_group = balanced_group() && (!overlapping || !sc_.network->models_contention);
+    ctx.one_thread_for_group = balanced_group() && (!overlapping || !sc_.network->replays_overlapping_collectives);
     ctx.blocks = &blocks_;
     ctx.cost = &cost_;
     ctx.gpus = group_of_rank(rank);
