@@ -112,7 +112,7 @@ namespace {
 
 class ClusterWriter {
  public:
-  explicit ClusterWriter(const ClusterSpec& s) : s_(s), b_(s.name, s.gpu) {}
+  explicit ClusterWriter(const ClusterSpec& s) : s_(s), b_(s.name, s.gpu) { b_.set_achievable(s.achievable); }
 
   Topology write() && {
     const int gpn = s_.node.gpus;

@@ -48,6 +48,7 @@ struct ClusterSpec {
   int nodes = 0;     // nodes the job uses (all of the file's, or as few as hold `gpus`)
   NodeSpec node;     // node.gpus: GPUs the job uses on each node (fewer than the node type's when `gpus` says so)
   FabricSpec fabric;
+  AchievableRates achievable{};  // the file's `achievable:` section, per link class
   // What loading changed from the file as written, one sentence each: a job on part of the nodes (`gpus`), a
   // fabric grown to three tiers. Empty when the cluster is built as written.
   std::vector<std::string> notes;

@@ -205,8 +205,33 @@ std::string read_fabric(const core::YamlValue& fabric, ClusterSpec& s, bool kind
   fabric.at("radix").fail(p.problem, "a larger radix, fewer nodes or another fabric kind");
 }
 
+// `achievable:` maps a link class to the share of its line rate a transfer reaches, each with the measurement
+// it comes from: {fraction, low, high, source}; low <= fraction <= high, all in (0, 1].
+AchievableRates read_achievable(const core::YamlValue& section) {
+  std::vector<std::string> classes;
+  for (int c = 0; c < kLinkClassCount; ++c) classes.emplace_back(to_string(static_cast<LinkClass>(c)));
+  if (!section.is_map()) section.fail("expected a mapping of link classes", core::join_allowed(classes));
+  section.allow_only(classes);
+  AchievableRates rates{};
+  for (const auto& [name, v] : section.entries()) {
+    v.allow_only({"fraction", "low", "high", "source"});
+    AchievableRate r;
+    const auto fraction = v.at("fraction");
+    r.fraction = fraction.as_positive();
+    r.low = v.double_or("low", r.fraction);
+    r.high = v.double_or("high", r.fraction);
+    if (!(r.high <= 1.0) || !(r.low > 0) || !(r.low <= r.fraction) || !(r.fraction <= r.high))
+      fraction.fail(fmt::format("fraction {} with range {}..{}", r.fraction, r.low, r.high),
+                    "0 < low <= fraction <= high <= 1");
+    r.source = v.at("source").as_string();
+    const auto c = std::find(classes.begin(), classes.end(), name) - classes.begin();
+    rates[static_cast<std::size_t>(c)] = r;
+  }
+  return rates;
+}
+
 ClusterSpec parse_spec(const core::YamlValue& root, bool kind_fixed) {
-  root.allow_only({"name", "nodes", "gpus", "node", "fabric", "gpu_types"});
+  root.allow_only({"name", "nodes", "gpus", "node", "fabric", "gpu_types", "achievable"});
   ClusterSpec s;
   s.name = root.at("name").as_string();
   const auto nodes = root.at("nodes");
@@ -245,6 +270,7 @@ ClusterSpec parse_spec(const core::YamlValue& root, bool kind_fixed) {
   n.pcie_latency_s = node.at("pcie_latency_s").as_non_negative();
   n.nic_bytes_per_s = node.at("nic_bytes_per_s").as_positive();
   n.nic_latency_s = node.at("nic_latency_s").as_non_negative();
+  if (auto a = root.find("achievable")) s.achievable = read_achievable(*a);
 
   // The name says what was changed, so that a run's first line shows it; the notes say it in full.
   std::vector<std::string> tags;
@@ -269,7 +295,7 @@ ClusterSpec load_cluster_spec(const std::string& preset_or_path, const std::vect
     throw core::InputError({preset_or_path, "", 0}, "no such topology preset or file",
                            "a preset (" + core::join_allowed(preset_names()) + ") or a path to a .yaml file");
   }
-  if (!root->is_map()) root->fail("expected a mapping of topology keys", "name, nodes, gpus, node, fabric, gpu_types");
+  if (!root->is_map()) root->fail("expected a mapping of topology keys", "name, nodes, gpus, node, fabric, gpu_types, achievable");
   bool kind_fixed = false;
   for (const auto& o : overrides) {
     apply_override(root->node(), o);

@@ -57,7 +57,7 @@ void add_links(Graph& g, const std::vector<Link>& links, const std::vector<std::
 
 // A copy shares nothing mutable: it starts with an empty cache of its own.
 Topology::Topology(const Topology& o)
-    : name_(o.name_), gpu_type_(o.gpu_type_), gpus_per_node_(o.gpus_per_node_), rail_aligned_(o.rail_aligned_),
+    : name_(o.name_), gpu_type_(o.gpu_type_), achievable_(o.achievable_), gpus_per_node_(o.gpus_per_node_), rail_aligned_(o.rail_aligned_),
       graph_(o.vertices_.size()), vertices_(o.vertices_), links_(o.links_), gpu_vertex_(o.gpu_vertex_),
       gpu_nic_(o.gpu_nic_), gpu_leaf_(o.gpu_leaf_), gpu_endpoint_(o.gpu_endpoint_), node_nvswitch_(o.node_nvswitch_),
       switch_ordinal_(o.switch_ordinal_), switch_vertex_(o.switch_vertex_), switch_graph_(o.switch_vertex_.size()),
@@ -186,6 +186,7 @@ Topology TopologyBuilder::build() && {
   }
   t.name_ = std::move(name_);
   t.gpu_type_ = std::move(gpu_type_);
+  t.achievable_ = std::move(achievable_);
   t.gpus_per_node_ = static_cast<int>(gpn);
   t.rail_aligned_ = rail_aligned_;
   const std::size_t nv = vertices_.size();

@@ -12,8 +12,10 @@
 #endif
 #include <boost/graph/adjacency_list.hpp>
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -55,6 +57,16 @@ struct GpuType {
   std::string source;  // where the figures come from
 };
 
+// The share of a link class's line rate that a transfer's payload reaches (protocol, header and flow-control
+// overhead), as a collective- or link-level measurement of that link technology gave it: the topology file's
+// `achievable:` section. Absent for a class the file says nothing about (line rate, an assumption).
+struct AchievableRate {
+  double fraction = 1.0;
+  double low = 1.0, high = 1.0;  // the measured spread (or the range the source allows)
+  std::string source;
+};
+using AchievableRates = std::array<std::optional<AchievableRate>, kLinkClassCount>;
+
 struct VertexInfo {
   VertexKind kind = VertexKind::gpu;
   std::int32_t node = -1;  // node (NVLink domain) of GPUs, NVSwitches and NICs; -1 for fabric switches
@@ -87,6 +99,9 @@ class Topology {
   VertexId gpu_vertex(GpuId g) const;
   const std::vector<Link>& links() const { return links_; }
   const GpuType& gpu_type() const { return gpu_type_; }
+  const std::optional<AchievableRate>& achievable(LinkClass c) const {
+    return achievable_[static_cast<std::size_t>(c)];
+  }
   const Graph& graph() const { return graph_; }
   std::size_t vertex_count() const { return vertices_.size(); }
   const VertexInfo& vertex(VertexId v) const { return vertices_[v]; }
@@ -123,6 +138,7 @@ class Topology {
 
   std::string name_;
   GpuType gpu_type_;
+  AchievableRates achievable_{};
   int gpus_per_node_ = 0;
   bool rail_aligned_ = false;
   Graph graph_;
@@ -153,6 +169,7 @@ class TopologyBuilder {
   LinkId add_duplex(VertexId a, VertexId b, core::BytesPerSec a_to_b_bytes_per_s, core::BytesPerSec b_to_a_bytes_per_s,
                     core::Seconds latency_s, LinkClass link_class);
   void set_rail_aligned(bool on) { rail_aligned_ = on; }
+  void set_achievable(const AchievableRates& rates) { achievable_ = rates; }
   void reserve(std::size_t vertices, std::size_t links);
   // Throws std::invalid_argument when nodes have unequal GPU counts or a GPU cannot reach every other.
   Topology build() &&;
@@ -160,6 +177,7 @@ class TopologyBuilder {
  private:
   std::string name_;
   GpuType gpu_type_;
+  AchievableRates achievable_{};
   bool rail_aligned_ = false;
   std::vector<VertexInfo> vertices_;
   std::vector<Link> links_;

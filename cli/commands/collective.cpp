@@ -59,15 +59,27 @@ void run(const CollectiveOptions& o) {
   spec.ranks.resize(static_cast<std::size_t>(ranks));
   std::iota(spec.ranks.begin(), spec.ranks.end(), topo::GpuId{0});
 
+  // Each link class carries the share of its line rate the topology's measurements give (its `achievable:`).
+  core::Provenance links;
+  const net::LinkEfficiency efficiency = net::register_link_figures(topology, links);
+  nlohmann::json used = nlohmann::json::array();
+  for (const auto& e : links.entries()) {
+    if (e.id.ends_with(".efficiency"))
+      used.push_back({{"id", e.id}, {"value", e.value}, {"kind", core::to_string(e.kind)}, {"source", e.source}});
+  }
+
   nlohmann::json rows = nlohmann::json::array();
   if (!o.json) {
     fmt::print("# k3sim collective: {} {} on {} ({} ranks, {} network)\n", net::to_string(*op),
                net::to_string(algorithm), topology.name(), ranks, network.name);
+    for (const auto& u : used)
+      fmt::print("# {} = {:.3f} of line rate ({}): {}\n", u.at("id").get<std::string>(), u.at("value").get<double>(),
+                 u.at("kind").get<std::string>(), u.at("source").get<std::string>());
     fmt::print("# {:>14} {:>14} {:>12} {:>12} {:>8}\n", "size(B)", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "flows");
   }
   for (double bytes : *sizes) {
     spec.bytes = bytes;
-    const net::CollectiveResult r = net::simulate_collective(topology, spec, network);
+    const net::CollectiveResult r = net::simulate_collective(topology, spec, network, efficiency);
     const double algbw_gbps = r.algbw_bytes_per_s / core::kGB, busbw_gbps = r.busbw_bytes_per_s / core::kGB;
     if (o.json) {
       rows.push_back({{"bytes", r.bytes}, {"time_s", r.time_s}, {"algbw_gbps", algbw_gbps},
@@ -80,7 +92,7 @@ void run(const CollectiveOptions& o) {
   if (o.json) {
     nlohmann::json out{{"topology", topology.name()}, {"op", net::to_string(*op)},
                        {"algorithm", net::to_string(algorithm)}, {"network", network.name},
-                       {"ranks", ranks}, {"rows", rows}};
+                       {"ranks", ranks}, {"link_efficiency", used}, {"rows", rows}};
     fmt::print("{}\n", out.dump(2));
   }
 }

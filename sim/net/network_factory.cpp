@@ -28,12 +28,19 @@ LinkEfficiency register_link_figures(const topo::Topology& topology, core::Prove
     const std::string cls(topo::to_string(static_cast<topo::LinkClass>(c)));
     prov.add_exact("link." + cls + ".bandwidth", first[c]->capacity_bytes_per_s, "B/s", SourceKind::datasheet,
                    file + ": per direction, from the part's datasheet as the topology file cites it");
-    // A transfer that crosses the link reaches less than its signalling rate: NVLink and InfiniBand
-    // protocol overheads leave 80-95% to payload (nccl-tests busbw on DGX H100 NVLink and ib_write_bw on
-    // NDR reach that band); the datasheet rate is the high end.
-    e.by_class[c] = prov.add("link." + cls + ".efficiency", 1.0, 0.80, 1.0, "fraction", SourceKind::assumption,
-                             "share of the " + cls + " bandwidth a transfer's payload gets: the datasheet rate taken; "
-                             "protocol and header overheads put it as low as 0.80 (assumed)");
+    // A transfer that crosses the link reaches less than its signalling rate (protocol, header and
+    // flow-control overhead). The topology file's `achievable:` section gives the share a collective- or
+    // link-level measurement of that link technology reached; without one the line rate is taken, which
+    // only an assumption covers.
+    if (const auto& a = topology.achievable(static_cast<topo::LinkClass>(c))) {
+      e.by_class[c] = prov.add("link." + cls + ".efficiency", a->fraction, a->low, a->high, "fraction",
+                               SourceKind::collective_measurement, file + ": " + a->source);
+    } else {
+      e.by_class[c] = prov.add("link." + cls + ".efficiency", 1.0, 0.80, 1.0, "fraction", SourceKind::assumption,
+                               "share of the " + cls + " bandwidth a transfer's payload gets: the topology file "
+                               "states none, so the line rate is taken; protocol and header overheads put it as "
+                               "low as 0.80 (assumed)");
+    }
     const double latency = first[c]->latency_s;
     if (latency > 0) {
       e.latency_scale[c] = prov.add("link." + cls + ".latency", latency, 0.5 * latency, 2 * latency, "s",

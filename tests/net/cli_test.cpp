@@ -28,6 +28,35 @@ TEST(CollectiveCli, JsonRowsFollowNcclTests) {
   }
 }
 
+TEST(CollectiveCli, AllToAllOver64H800RanksRunsBelowLineRateByTheMeasuredNicShare) {
+  // 64 ranks = 8 nodes of h800-dsv3-2048. Each rank sends 1 GiB / 64 to every rank; 56 of those 64 shares leave
+  // the node through the rank's own NIC (one plane each, non-blocking), which carries 0.94 x 50 GB/s = 47 GB/s
+  // (the preset's achievable share, nccl-tests #290). t = 1 GiB x 56/64 / 47e9 B/s = 19.99 ms; busbw = 1 GiB / t
+  // x 63/64 = 47 x 64/56 x 63/64 = 47 x 63/56 = 52.875 GB/s, against 56.25 GB/s at line rate. NVLink (0.80 x
+  // 200 GB/s) carries only the 7/64 that stay in the node and does not bind. Both networks give it within 5%.
+  double busbw[2] = {0, 0};
+  int i = 0;
+  for (const char* network : {"flow", "analytical"}) {
+    const auto r = run_k3sim(std::string("collective --topology h800-dsv3-2048 --op alltoall --ranks 64 --bytes 1GiB "
+                                         "--json --network ") + network);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    busbw[i++] = j.at("rows").at(0).at("busbw_gbps").get<double>();
+    bool nic_listed = false;
+    for (const auto& e : j.at("link_efficiency")) {
+      if (e.at("id") == "link.nic.efficiency") {
+        nic_listed = true;
+        EXPECT_DOUBLE_EQ(e.at("value").get<double>(), 0.94);
+        EXPECT_EQ(e.at("kind"), "collective measurement");
+        EXPECT_NE(e.at("source").get<std::string>().find("#290"), std::string::npos);
+      }
+    }
+    EXPECT_TRUE(nic_listed);
+  }
+  EXPECT_NEAR(busbw[0], 47.0 * 63.0 / 56.0, 0.05);
+  EXPECT_NEAR(busbw[1], busbw[0], 0.05 * busbw[0]);
+}
+
 TEST(CollectiveCli, TextTableAndAnalyticalNetwork) {
   const auto r = run_k3sim("collective --topology h100-rail --op alltoall --ranks 16 --bytes 64MiB --network analytical");
   ASSERT_EQ(r.exit_status, 0) << r.err;

@@ -62,7 +62,7 @@ TEST(Summary, CountsAndInjectionOfTheDeepSeekCluster) {
   // Per plane: 256 NICs -> 8 leaves, 32 spines; 8 planes -> 320 switches.
   EXPECT_EQ(s.switches, 320u);
   const auto inj = [&](LinkClass c) { return s.injection_bytes_per_s[static_cast<std::size_t>(c)]; };
-  EXPECT_DOUBLE_EQ(inj(LinkClass::nvlink), 160e9);
+  EXPECT_DOUBLE_EQ(inj(LinkClass::nvlink), 200e9);  // line rate; 0.80 of it achievable
   EXPECT_DOUBLE_EQ(inj(LinkClass::pcie), 64e9);
   EXPECT_DOUBLE_EQ(inj(LinkClass::nic), 50e9);
   // 64 leaves x 32 uplinks x 50 GB/s / 2048 GPUs = 50 GB/s.

@@ -20,7 +20,7 @@ TEST(CliTopo, JsonSummaryOfTheDeepSeekPreset) {
   EXPECT_EQ(j["switches"], 320);  // 8 planes x (8 leaves + 32 spines)
   EXPECT_EQ(j["diameter_hops"], 8);
   EXPECT_DOUBLE_EQ(j["bisection_bytes_per_s"].get<double>(), 1024 * 50e9);
-  EXPECT_DOUBLE_EQ(j["injection_bytes_per_s"]["nvlink"].get<double>(), 160e9);
+  EXPECT_DOUBLE_EQ(j["injection_bytes_per_s"]["nvlink"].get<double>(), 200e9);
   EXPECT_DOUBLE_EQ(j["injection_bytes_per_s"]["nic"].get<double>(), 50e9);
   EXPECT_GT(j["links"].get<int>(), 0);
   EXPECT_NE(j["gpu_type"]["source"].get<std::string>().find("hardware.csv"), std::string::npos);

@@ -93,6 +93,48 @@ TEST(LoadTopology, NegativeBandwidthAndBadOversubscription) {
   EXPECT_EQ(o.where().key, "fabric.oversubscription");
 }
 
+TEST(LoadTopology, AchievableSharePerLinkClassWithItsSource) {
+  const std::string with = std::string(kValid) + R"(achievable:
+  nic:
+    fraction: 0.94
+    low: 0.92
+    high: 0.96
+    source: "nccl-tests #290"
+)";
+  const auto s = parse(with);
+  const auto& nic = s.achievable[static_cast<std::size_t>(LinkClass::nic)];
+  ASSERT_TRUE(nic.has_value());
+  EXPECT_DOUBLE_EQ(nic->fraction, 0.94);
+  EXPECT_DOUBLE_EQ(nic->low, 0.92);
+  EXPECT_EQ(nic->source, "nccl-tests #290");
+  EXPECT_FALSE(s.achievable[static_cast<std::size_t>(LinkClass::nvlink)].has_value());  // not stated: line rate
+
+  // Above line rate, a range that does not hold the fraction, an unknown class, no source: one error each,
+  // at the key and its line.
+  const auto above = error_of(replace(with, "fraction: 0.94", "fraction: 1.2"));
+  EXPECT_EQ(above.where().key, "achievable.nic.fraction");
+  EXPECT_EQ(above.where().line, 20);
+  EXPECT_EQ(above.allowed(), "0 < low <= fraction <= high <= 1");
+  EXPECT_EQ(error_of(replace(with, "low: 0.92", "low: 0.95")).where().key, "achievable.nic.fraction");
+  const auto cls = error_of(replace(with, "  nic:\n    fraction", "  infiniband:\n    fraction"));
+  EXPECT_EQ(cls.where().key, "achievable.infiniband");
+  EXPECT_NE(cls.allowed().find("leaf_spine"), std::string::npos);
+  EXPECT_EQ(error_of(replace(with, "    source: \"nccl-tests #290\"\n", "")).where().key, "achievable.nic.source");
+}
+
+TEST(LoadTopology, EveryPresetStatesNvlinkAndInfinibandSharesWithSources) {
+  for (const auto& name : preset_names()) {
+    const auto t = load_topology(name);
+    for (auto c : {LinkClass::nvlink, LinkClass::nic, LinkClass::leaf_spine}) {
+      const auto& a = t.achievable(c);
+      ASSERT_TRUE(a.has_value()) << name << " " << to_string(c);
+      EXPECT_GT(a->fraction, 0.7) << name;
+      EXPECT_LT(a->fraction, 1.0) << name;
+      EXPECT_FALSE(a->source.empty()) << name;
+    }
+  }
+}
+
 TEST(LoadTopology, PresetsOverridesAndUnknownPreset) {
   const auto names = preset_names();
   for (const char* p : {"h800-dsv3-2048", "a100-selene", "h100-rail", "h200-rail", "gb200-nvl72", "b200-rail",
