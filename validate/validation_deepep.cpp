@@ -32,32 +32,26 @@ struct Bandwidths {
   double combine_bytes_per_s = 0;
 };
 
-double row_sum(const std::vector<double>& m, int cols, int row) {
-  double s = 0;
-  for (int c = 0; c < cols; ++c) s += m[static_cast<std::size_t>(row) * static_cast<std::size_t>(cols) + c];
-  return s;
+// DeepEP's benchmarks report logical ("algorithm") bandwidth, bytes counted per rank at the sender and
+// including the rank's own node and GPU (tests/test_internode.py: num_rdma_token_sent = the (token, distinct target
+// node) pairs, the token's own node included, x hidden x bytes per element; tests/test_intranode.py: recv_x rows,
+// the rank's own included; maintainer in DeepEP issue #141: "our results show algorithm bandwidth"). So the bytes are
+// the routing's distinct nodes (RDMA rows) or distinct GPUs (NVLink rows) per token x tokens x bytes per token,
+// divided by the simulated kernel time; the wire bytes of the simulation are smaller by the local share.
+double logical_bytes_per_rank(const workload::MoeSample& sample, bool nvlink, double bytes_per_element) {
+  const double copies = nvlink ? sample.distinct_gpus_per_token : sample.distinct_nodes_per_token;
+  return copies * kTokensPerRank * kHidden * bytes_per_element;
 }
 
-// Bytes per rank over the bottleneck class: NVLink for one node (every rank's copies to the other GPUs;
-// DeepEP counts the tokens a rank receives, including its own, so the local share 1/ep of a uniform routing
-// is added back), RDMA otherwise (the node-deduplicated bytes a rank sends to other nodes).
-double bottleneck_bytes_per_rank(const workload::TrafficMatrix& m, bool nvlink) {
-  double total = 0;
-  for (int g = 0; g < m.n; ++g) total += nvlink ? row_sum(m.bytes, m.n, g) : row_sum(m.node_bytes, m.nodes, g);
-  const double mean = total / m.n;
-  return nvlink ? mean * m.n / (m.n - 1) : mean;
-}
-
-double simulate_bandwidth(const topo::Topology& topology, const std::vector<parallel::GpuIndex>& group, const workload::TrafficMatrix& m,
-                          bool nvlink, const net::LinkEfficiency& efficiency) {
+double simulate_seconds(const topo::Topology& topology, const std::vector<parallel::GpuIndex>& group,
+                        const workload::TrafficMatrix& m, const net::LinkEfficiency& efficiency) {
   net::CollectiveSpec s;
   s.op = net::CollectiveOp::alltoall;
   s.algorithm = net::CollectiveAlgorithm::deepep;
   s.ranks.assign(group.begin(), group.end());
   s.byte_matrix = m.bytes;
   s.node_bytes = m.node_bytes;
-  const auto result = net::simulate_collective(topology, s, net::network_model("flow", {}), efficiency);
-  return bottleneck_bytes_per_rank(m, nvlink) / result.time_s;
+  return net::simulate_collective(topology, s, net::network_model("flow", {}), efficiency).time_s;
 }
 
 struct DeepEpRun {
@@ -85,9 +79,11 @@ DeepEpRun simulate_deepep(const topo::Topology& topology, int ep, bool nvlink, i
   m.seed = 1;
   const auto sample = workload::sample_moe(m);
   const auto& layer = sample.layers.front();
+  const double dispatch_bytes = logical_bytes_per_rank(sample, nvlink, kFp8BytesPerElement);
+  const double combine_bytes = logical_bytes_per_rank(sample, nvlink, kBf16BytesPerElement);
   const auto run = [&](const net::LinkEfficiency& e) {
-    return Bandwidths{simulate_bandwidth(topology, m.group, *layer.dispatch, nvlink, e),
-                      simulate_bandwidth(topology, m.group, *layer.combine, nvlink, e)};
+    return Bandwidths{dispatch_bytes / simulate_seconds(topology, m.group, *layer.dispatch, e),
+                      combine_bytes / simulate_seconds(topology, m.group, *layer.combine, e)};
   };
   // The link figures are the only numbers this collective reads: their provenance ranges make its band.
   core::Provenance nominal;
