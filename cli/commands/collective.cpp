@@ -107,8 +107,8 @@ void attach_collective(CLI::App& command, int& exit_status) {
   cmd->add_option("--bytes", o->bytes, "Sizes: 1MiB:4GiB (doubling), a:b:xF, a:b:+S or a,b,c")->required();
   cmd->add_option("--ranks", o->ranks, "Number of GPUs, the first N of the topology (default: all)");
   cmd->add_option("--algorithm", o->algorithm,
-                  "ring or hierarchical (all-reduce), ring (reduce-scatter, all-gather), flat or deepep "
-                  "(all-to-all); default ring, flat for all-to-all");
+                  "ring or hierarchical (all-reduce), ring (reduce-scatter, all-gather), flat, deepep or "
+                  "deepep-ll (all-to-all); default ring, flat for all-to-all (k3sim list collectives)");
   cmd->add_option("--network", o->network,
                   "Network model: " + core::entry_names(net::network_models(), " or ") + " (k3sim list networks)");
   cmd->add_flag("--json", o->json, "Print JSON rows: bytes, time_s, algbw_gbps, busbw_gbps");

@@ -245,7 +245,9 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     }
     if (auto a = c->find("alltoall")) {
       s.communication.alltoall =
-          enum_of<workload::AllToAllAlgorithm>(*a, {{"flat", workload::AllToAllAlgorithm::flat}, {"deepep", workload::AllToAllAlgorithm::deepep}});
+          enum_of<workload::AllToAllAlgorithm>(*a, {{"flat", workload::AllToAllAlgorithm::flat},
+                                                   {"deepep", workload::AllToAllAlgorithm::deepep},
+                                                   {"deepep-ll", workload::AllToAllAlgorithm::deepep_ll}});
     }
     s.communication.comm_sms = static_cast<int>(c->int_or("comm_sms", 0));
     if (s.communication.comm_sms < 0) c->at("comm_sms").fail("must not be negative", "an integer >= 0");

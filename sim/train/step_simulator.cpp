@@ -114,8 +114,11 @@ class StepRun {
     c.efficiency = net::register_link_figures(topo_, prov_);
     if (opt_.reuse != nullptr) c.solo_memo = opt_.reuse->collectives;
     c.network = sc_.network;
-    c.alltoall = sc_.communication.alltoall == workload::AllToAllAlgorithm::deepep ? net::CollectiveAlgorithm::deepep
-                                                                          : net::CollectiveAlgorithm::flat;
+    switch (sc_.communication.alltoall) {
+      case workload::AllToAllAlgorithm::flat: c.alltoall = net::CollectiveAlgorithm::flat; break;
+      case workload::AllToAllAlgorithm::deepep: c.alltoall = net::CollectiveAlgorithm::deepep; break;
+      case workload::AllToAllAlgorithm::deepep_ll: c.alltoall = net::CollectiveAlgorithm::deepep_ll; break;
+    }
     if (c.alltoall == net::CollectiveAlgorithm::deepep) {
       // A count: no range (the band's runs share collectives simulated with it).
       c.deepep_pipeline_chunks = static_cast<int>(prov_.add_exact(
@@ -161,6 +164,7 @@ class StepRun {
     m.group = map_.ep_group(group_of_rank(0).front());
     m.gpus_per_node = topo_.gpus_per_node();
     m.node_limit = sc_.communication.node_limit;
+    m.copy_per_expert = sc_.communication.alltoall == workload::AllToAllAlgorithm::deepep_ll;
     m.dispatch_bytes_per_element = mb.dtypes.dispatch_bytes;
     m.combine_bytes_per_element = mb.dtypes.combine_bytes;
     m.tokens_per_gpu = mb.tokens() / (L.sequence_parallel ? L.tp : 1);  // sequence parallelism: 1/TP of the tokens

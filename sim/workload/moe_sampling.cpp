@@ -167,6 +167,10 @@ MoeSample sample_moe(const MoeSamplingSpec& spec) {
         for (int slot = 0; slot < batch.top_k; ++slot) {
           const int d = placement.gpu_for(batch.expert(t, slot), t);
           if (std::find(dest_gpus.begin(), dest_gpus.end(), d) == dest_gpus.end()) dest_gpus.push_back(d);
+          if (spec.copy_per_expert && d != g) {
+            elements.bytes[static_cast<std::size_t>(g) * n + static_cast<std::size_t>(d)] += per_copy;
+            back.bytes[static_cast<std::size_t>(d) * n + static_cast<std::size_t>(g)] += per_copy;
+          }
         }
         gpu_copies += static_cast<double>(dest_gpus.size());
         std::map<int, int> per_node;  // destination node -> GPUs of it this token uses
@@ -174,7 +178,7 @@ MoeSample sample_moe(const MoeSamplingSpec& spec) {
         node_copies += static_cast<double>(per_node.size());
         const int home = node_pos[static_cast<std::size_t>(g)];
         for (int d : dest_gpus) {
-          if (d == g) continue;  // the token's own GPU hosts the expert: no transfer
+          if (d == g || spec.copy_per_expert) continue;  // own GPU: no transfer; per-expert copies counted above
           const int dn = node_pos[static_cast<std::size_t>(d)];
           elements.bytes[static_cast<std::size_t>(g) * n + static_cast<std::size_t>(d)] += per_copy;
           back.bytes[static_cast<std::size_t>(d) * n + static_cast<std::size_t>(g)] += per_copy;

@@ -28,6 +28,9 @@ struct MoeSamplingSpec {
   std::vector<parallel::GpuIndex> group;  // the EP group's GPUs, in rank order
   int gpus_per_node = 8;        // of the cluster: GPU g sits in node g / gpus_per_node
   int node_limit = 0;           // 0: off
+  // DeepEP low-latency: every (token, expert) copy is its own message, so two experts of one GPU cost two
+  // copies; otherwise a GPU receives one copy per token however many of its experts the token chose.
+  bool copy_per_expert = false;
   double dispatch_bytes_per_element = 2;
   double combine_bytes_per_element = 2;
   double gradient_bytes_per_element = 2;  // backward all-to-alls carry BF16 gradients

@@ -8,7 +8,7 @@
 
 namespace k3::workload {
 
-enum class AllToAllAlgorithm { flat, deepep };
+enum class AllToAllAlgorithm { flat, deepep, deepep_ll };
 // precision.gemm: bf16, fp8, mxfp8 or nvfp4; the cost model's own enum, so that a step passes it on unchanged.
 using GemmPrecision = cost::Precision;
 enum class ElementType { fp8, bf16 };

@@ -16,11 +16,11 @@ TEST(ListCli, NetworksAndSchedulesAreTheRegisteredEntries) {
   EXPECT_EQ(j["networks"][0]["name"], "flow");
   EXPECT_EQ(j["networks"][1]["name"], "analytical");
   for (const auto& e : j["networks"]) EXPECT_FALSE(e["description"].get<std::string>().empty());
-  // Four schedules (sim/parallel/schedule_registry.cpp), four collective algorithms, eight GPU types
+  // Four schedules (sim/parallel/schedule_registry.cpp), five collective algorithms (deepep-ll the fifth), eight GPU types
   // (topologies/gpu_types.yaml: shared/validation/hardware.csv's six, H20 and GB300-B300), the seven model and seven
   // topology presets.
   EXPECT_EQ(j["schedules"].size(), 4u);
-  EXPECT_EQ(j["collectives"].size(), 4u);
+  EXPECT_EQ(j["collectives"].size(), 5u);
   EXPECT_EQ(j["gpus"].size(), 8u);
   EXPECT_EQ(j["models"].size(), 7u);
   EXPECT_EQ(j["topologies"].size(), 7u);

@@ -71,6 +71,27 @@ TEST(Collective, FlatAllToAllOnANonBlockingFatTreeIsNicBound) {
   EXPECT_DOUBLE_EQ(r.busbw_bytes_per_s, r.algbw_bytes_per_s * 7.0 / 8.0);
 }
 
+TEST(Collective, DeepEpLowLatencyWritesStraightToThePeerAndEndsWithAnAtomicOneRoundTripLater) {
+  // The flat case above (8 single-GPU nodes, two leaves): the data moves as in a flat all-to-all, the last
+  // flows to drain being the cross-leaf ones, which started 0.8 us later (T = 1.8 us + S 7/8 / B_nic). Each
+  // pair then waits for the write's acknowledgement (2.6 us back over the cross-leaf path) before its count
+  // atomic (2.6 us forward, no bytes): T_ll = T + 2 x 2.6 us. Flows: 56 data + 56 acks + 56 atomics.
+  const auto fabric = oracle::two_leaf_oversubscribed(4, 1.0);
+  const double S = 256 * core::kMiB;
+  const auto ll = net::simulate_collective(
+      fabric, spec_of(CollectiveOp::alltoall, CollectiveAlgorithm::deepep_ll, 8, S), net::network_model("flow", {}));
+  EXPECT_NEAR(ll.time_s, 1.8e-6 + S * 7.0 / 8.0 / oracle::kNicBytesPerS + 2 * 2.6e-6, 1e-9 * ll.time_s);
+  EXPECT_EQ(ll.flows, 3u * 56u);
+  // Inside one node the peers are written with NVLink stores whose flag follows the data: a flat all-to-all.
+  const auto node = oracle::nvswitch_node(8);
+  const auto in_node = net::simulate_collective(
+      node, spec_of(CollectiveOp::alltoall, CollectiveAlgorithm::deepep_ll, 8, S), net::network_model("flow", {}));
+  const auto flat = net::simulate_collective(
+      node, spec_of(CollectiveOp::alltoall, CollectiveAlgorithm::flat, 8, S), net::network_model("flow", {}));
+  EXPECT_DOUBLE_EQ(in_node.time_s, flat.time_s);
+  EXPECT_EQ(in_node.flows, 56u);
+}
+
 TEST(Collective, HierarchicalAllReducePhases) {
   // 2 nodes x 8 GPUs, rail fat tree. Phase 1: reduce-scatter in each node, 7 steps of 1 us + (S/8)/450 GB/s.
   // Phase 2: all-reduce of S/8 between the 2 nodes on each rail: 2 steps of 1.8 us + (S/16)/50 GB/s (the

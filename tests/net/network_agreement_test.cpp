@@ -30,10 +30,10 @@ CollectiveSpec spec_of(CollectiveOp op, CollectiveAlgorithm algorithm, int ranks
   return s;
 }
 
-TEST(NetworkAgreement, AllToAllFlatAndDeepEpFromEp8ToEp256) {
+TEST(NetworkAgreement, AllToAllFlatDeepEpAndLowLatencyFromEp8ToEp256) {
   // H800 nodes of 8 (DeepSeek-V3's cluster): EP 8 stays on NVLink, EP 16..256 crosses 2..32 nodes' NICs.
   const auto topology = topo::load_topology("h800-dsv3-2048");
-  for (auto algorithm : {CollectiveAlgorithm::flat, CollectiveAlgorithm::deepep}) {
+  for (auto algorithm : {CollectiveAlgorithm::flat, CollectiveAlgorithm::deepep, CollectiveAlgorithm::deepep_ll}) {
     for (int ranks = 8; ranks <= 256; ranks *= 2) {
       for (double bytes : {1024.0, 1048576.0, 67108864.0, 4294967296.0}) {
         const double gap = relative_gap(topology, spec_of(CollectiveOp::alltoall, algorithm, ranks, bytes));

@@ -126,3 +126,25 @@ TEST(RunCli, DualPipeVScenarioRunsWithHalfOfDualPipesWeights) {
   EXPECT_NE(few.err.find("batch.micro_batch_seqs"), std::string::npos) << few.err;
   EXPECT_NE(few.err.find("2 x PP = 8"), std::string::npos) << few.err;
 }
+
+TEST(RunCli, LowLatencyDispatchSendsEveryExpertCopyOverTheNic) {
+  // DeepEP low-latency: one message per (token, expert), written straight to the expert's GPU, so a token
+  // that picks several experts of one node crosses the NIC once per expert, where the normal kernels send one
+  // copy per node and forward it over NVLink. Same routing, same model: the LL run moves more NIC bytes and
+  // is no faster on a training step.
+  const auto nic_bytes = [](const nlohmann::json& j) {
+    for (const auto& l : j["links"])
+      if (l["link_class"] == "nic") return l["bytes"].get<double>();
+    return 0.0;
+  };
+  const auto normal = run_k3sim(std::string(kSmall) + " --samples 0 --set communication.alltoall=deepep");
+  const auto ll = run_k3sim(std::string(kSmall) + " --samples 0 --set communication.alltoall=deepep-ll");
+  ASSERT_EQ(normal.exit_status, 0) << normal.err;
+  ASSERT_EQ(ll.exit_status, 0) << ll.err;
+  const auto n = nlohmann::json::parse(normal.out), l = nlohmann::json::parse(ll.out);
+  EXPECT_GT(nic_bytes(l), 1.2 * nic_bytes(n));
+  EXPECT_GE(l["step_time_s"].get<double>(), n["step_time_s"].get<double>());
+  const auto bad = run_k3sim(std::string(kSmall) + " --set communication.alltoall=deepep-normal");
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_NE(bad.err.find("deepep-ll"), std::string::npos) << bad.err;
+}

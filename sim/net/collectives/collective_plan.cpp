@@ -203,6 +203,30 @@ CollectivePlan expand_deepep_alltoall(const CollectiveSpec& spec, const topo::To
   return plan;
 }
 
+// DeepEP's low-latency kernels (csrc/kernels/internode_ll.cu): each (token, expert) copy is one message
+// written straight into a buffer on the expert's GPU, with no relay and no deduplication (so the byte matrix
+// counts every copy); a same-node peer is written with NVLink stores (allow_nvlink_for_low_latency_mode, on by
+// default since DeepEP PR #173), whose completion flag follows the data in order. Across nodes each (rank,
+// peer) pair ends with an RDMA atomic on the same queue pair, which a multi-path NIC issues only once the
+// writes before it are acknowledged: one round trip after the data (DeepEP PR #437, "one RTT of latency for
+// each atomic that follows writes"). The receiver's wait for that count is the kernel's end.
+CollectivePlan expand_deepep_ll_alltoall(const CollectiveSpec& spec, const topo::Topology& topology) {
+  const std::size_t n = spec.ranks.size();
+  CollectivePlan plan;
+  const auto matrix = alltoall_matrix(spec, n, plan.reported_bytes);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const GpuId src = spec.ranks[i], dst = spec.ranks[j];
+      if (i == j || matrix[i * n + j] <= 0) continue;
+      const auto data = add(plan, Transfer{src, dst, matrix[i * n + j], false, {}});
+      if (topology.node_of(src) == topology.node_of(dst)) continue;
+      const auto ack = add(plan, Transfer{dst, src, 0, false, {data}});
+      add(plan, Transfer{src, dst, 0, false, {ack}});
+    }
+  }
+  return plan;
+}
+
 [[noreturn]] void wrong_algorithm(const CollectiveSpec& spec, const std::string& allowed) {
   bad("algorithm", std::string(to_string(spec.algorithm)) + " is not an algorithm of " + std::string(to_string(spec.op)),
       allowed);
@@ -238,7 +262,8 @@ CollectivePlan expand_collective(const CollectiveSpec& spec, const topo::Topolog
     case CollectiveOp::alltoall:
       if (spec.algorithm == CollectiveAlgorithm::flat) return expand_flat_alltoall(spec, n);
       if (spec.algorithm == CollectiveAlgorithm::deepep) return expand_deepep_alltoall(spec, topology);
-      wrong_algorithm(spec, "flat, deepep");
+      if (spec.algorithm == CollectiveAlgorithm::deepep_ll) return expand_deepep_ll_alltoall(spec, topology);
+      wrong_algorithm(spec, "flat, deepep, deepep-ll");
     case CollectiveOp::sendrecv: {
       if (n != 2) bad("ranks", "send/recv takes exactly two GPUs", "{source, destination}");
       if (spec.algorithm != CollectiveAlgorithm::flat) wrong_algorithm(spec, "flat");

@@ -22,6 +22,9 @@ constexpr CollectiveAlgorithmEntry kAlgorithms[] = {
     {"flat", "all-to-all as one direct transfer between every pair of ranks", CollectiveAlgorithm::flat},
     {"deepep", "all-to-all as DeepEP's normal kernels: one deduplicated RDMA copy per node, then NVLink forwarding",
      CollectiveAlgorithm::deepep},
+    {"deepep-ll", "all-to-all as DeepEP's low-latency kernels: every token copy written straight to its expert's GPU "
+                  "(NVLink in the node, RDMA across), no relay; a count atomic per peer after an RTT",
+     CollectiveAlgorithm::deepep_ll},
 };
 }  // namespace
 

@@ -14,7 +14,7 @@
 
 namespace k3::net {
 
-enum class CollectiveAlgorithm : std::uint8_t { ring, hierarchical, flat, deepep };
+enum class CollectiveAlgorithm : std::uint8_t { ring, hierarchical, flat, deepep, deepep_ll };
 
 std::string_view to_string(CollectiveOp op);
 std::string_view to_string(CollectiveAlgorithm algorithm);
