@@ -85,12 +85,17 @@ DeepEpRun simulate_deepep(const topo::Topology& topology, int ep, bool nvlink, i
     return Bandwidths{dispatch_bytes / simulate_seconds(topology, m.group, *layer.dispatch, e),
                       combine_bytes / simulate_seconds(topology, m.group, *layer.combine, e)};
   };
-  // The link figures are the only numbers this collective reads: their provenance ranges make its band.
+  // The link figures and DeepEP's copy rate are the only numbers this collective reads: their ranges make its band.
   core::Provenance nominal;
-  DeepEpRun out{run(net::register_link_figures(topology, nominal)), {}};
+  const auto figures = [&](core::Provenance& p) {
+    net::LinkEfficiency e = net::register_link_figures(topology, p);
+    e.sm_copy_nvlink = net::register_deepep_copy_rate(p);
+    return e;
+  };
+  DeepEpRun out{run(figures(nominal)), {}};
   for (const auto& overrides : train::band_samples(nominal.entries(), band_samples, m.seed)) {
     core::Provenance p(overrides);
-    out.samples.push_back(run(net::register_link_figures(topology, p)));
+    out.samples.push_back(run(figures(p)));
   }
   return out;
 }
@@ -103,7 +108,7 @@ std::vector<ValidationCase> validate_deepep(const ValidationPaths& paths, std::v
   const auto topology = topo::load_topology("h800-dsv3-2048");
   assumptions.push_back("DeepEP normal kernels simulated on topology h800-dsv3-2048 with the flow network: "
                         "4096 tokens/rank, hidden 7168, 256 experts, top-8, node limit 4, uniform routing "
-                        "(deepseek-ai/DeepEP docs/legacy.md); SM limits of the kernels are not modelled");
+                        "(deepseek-ai/DeepEP docs/legacy.md); NVLink copies at DeepEP's measured SM copy rate (alltoall.deepep.nvlink_copy_fraction)");
   std::vector<ValidationCase> out;
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
     const int ep = static_cast<int>(table.number(r, "ep"));

@@ -61,10 +61,12 @@ void run(const CollectiveOptions& o) {
 
   // Each link class carries the share of its line rate the topology's measurements give (its `achievable:`).
   core::Provenance links;
-  const net::LinkEfficiency efficiency = net::register_link_figures(topology, links);
+  net::LinkEfficiency efficiency = net::register_link_figures(topology, links);
+  if (algorithm == net::CollectiveAlgorithm::deepep || algorithm == net::CollectiveAlgorithm::deepep_ll)
+    efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(links);
   nlohmann::json used = nlohmann::json::array();
   for (const auto& e : links.entries()) {
-    if (e.id.ends_with(".efficiency"))
+    if (e.id.ends_with(".efficiency") || e.id.ends_with("_fraction"))
       used.push_back({{"id", e.id}, {"value", e.value}, {"kind", core::to_string(e.kind)}, {"source", e.source}});
   }
 

@@ -1,7 +1,9 @@
 #pragma once
 // Builds a network model on a topology: one network link per topology link (same ids), capacity scaled
 // by a per-link-class efficiency (protocol overhead; e.g. NVLink ring traffic reaches about 80% of line
-// rate), which the scenario or a calibration profile supplies.
+// rate), which the topology's measurements supply. After them, one copy port per GPU (id = topology links +
+// GPU id): what the GPU's SMs reach when a kernel moves NVLink data with its own loads and stores (DeepEP)
+// rather than through NCCL's tuned copies; a transfer marked sm_copy crosses its sender's port as well.
 #include <array>
 #include <memory>
 #include <optional>
@@ -22,7 +24,19 @@ struct LinkEfficiency {
   std::array<double, topo::kLinkClassCount> latency_scale{1.0, 1.0, 1.0, 1.0, 1.0};  // x the topology's latency
   double of(topo::LinkClass c) const { return by_class[static_cast<std::size_t>(c)]; }
   void set(topo::LinkClass c, double efficiency);  // throws core::InputError unless 0 < efficiency <= 1
+  // SM-driven NVLink copies (DeepEP's kernels): share of the NVLink line rate a GPU's copy port carries.
+  // 1.0 leaves the port at line rate, so that only the NVLink links themselves bound.
+  double sm_copy_nvlink = 1.0;
 };
+
+// The copy port of GPU `g` among a network's links built by make_net_links.
+inline NetLinkId sm_copy_port(const topo::Topology& topology, topo::GpuId g) {
+  return static_cast<NetLinkId>(topology.links().size() + g);
+}
+
+// Registers the share of NVLink line rate DeepEP's SM-driven copies reach (a kernel measurement) and returns
+// it, for the runs of the DeepEP algorithms.
+double register_deepep_copy_rate(core::Provenance& prov);
 
 // Registers each link class the topology has: its bandwidth per direction (exact, from the topology file),
 // the fraction of it a transfer achieves and its per-hop latency (assumptions with ranges); returns the

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "sim/net/network_factory.hpp"
 
 namespace k3::net {
 
@@ -24,8 +25,8 @@ struct CollectiveEngine::Running {
 
 CollectiveEngine::CollectiveEngine(engine::Simulator& sim, NetworkModel& network, const topo::Topology& topology)
     : sim_(sim), network_(network), topology_(topology) {
-  K3SIM_ASSERT(network.links().size() == topology.links().size(),
-               "collective engine: the network was not built on this topology's links");
+  K3SIM_ASSERT(network.links().size() == topology.links().size() + topology.gpu_count(),
+               "collective engine: the network was not built on this topology's links (make_net_links)");
 }
 
 CollectiveEngine::~CollectiveEngine() = default;
@@ -79,8 +80,13 @@ void CollectiveEngine::launch(Running& run, std::uint32_t t) {
     return;
   }
   run.bytes_sent += tr.bytes;
-  network_.start_flow(topology_.route(tr.src, tr.dst), tr.bytes,
-                      [this, id, t](FlowId, SimTime) { transfer_done(id, t); });
+  std::span<const topo::LinkId> path = topology_.route(tr.src, tr.dst);
+  if (tr.sm_copy) {
+    path_.assign(path.begin(), path.end());
+    path_.push_back(sm_copy_port(topology_, tr.src));
+    path = path_;
+  }
+  network_.start_flow(path, tr.bytes, [this, id, t](FlowId, SimTime) { transfer_done(id, t); });
 }
 
 void CollectiveEngine::transfer_done(CollectiveId id, std::uint32_t t) {

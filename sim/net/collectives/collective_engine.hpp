@@ -43,6 +43,7 @@ class CollectiveEngine {
   const topo::Topology& topology_;
   std::unordered_map<CollectiveId, std::unique_ptr<Running>> running_;
   CollectiveId next_id_ = 0;
+  std::vector<topo::LinkId> path_;  // scratch: a route with the sender's copy port appended
 };
 
 }  // namespace k3::net

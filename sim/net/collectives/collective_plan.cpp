@@ -166,10 +166,10 @@ CollectivePlan expand_deepep_alltoall(const CollectiveSpec& spec, const topo::To
     for (std::size_t k = 0; k < node_count; ++k) {
       const auto& node = nodes[k];
       if (k == home) {
-        // Same node: straight over NVLink.
+        // Same node: straight over NVLink, by the sender's SMs (DeepEP's kernels copy with TMA, not NCCL).
         for (GpuId dst : node)
           if (dst != src && matrix[i * n + rank_of[dst]] > 0)
-            add(plan, Transfer{src, dst, matrix[i * n + rank_of[dst]], false, {}});
+            add(plan, Transfer{src, dst, matrix[i * n + rank_of[dst]], false, {}, true});
         continue;
       }
       Bytes per_gpu_sum = 0, per_gpu_max = 0;
@@ -195,7 +195,7 @@ CollectivePlan expand_deepep_alltoall(const CollectiveSpec& spec, const topo::To
         for (GpuId dst : node) {
           const Bytes forward = matrix[i * n + rank_of[dst]];
           if (dst != relay && forward > 0)
-            add(plan, Transfer{relay, dst, forward / static_cast<double>(chunks), false, {previous_chunk}});
+            add(plan, Transfer{relay, dst, forward / static_cast<double>(chunks), false, {previous_chunk}, true});
         }
       }
     }
@@ -206,7 +206,7 @@ CollectivePlan expand_deepep_alltoall(const CollectiveSpec& spec, const topo::To
 // DeepEP's low-latency kernels (csrc/kernels/internode_ll.cu): each (token, expert) copy is one message
 // written straight into a buffer on the expert's GPU, with no relay and no deduplication (so the byte matrix
 // counts every copy); a same-node peer is written with NVLink stores (allow_nvlink_for_low_latency_mode, on by
-// default since DeepEP PR #173), whose completion flag follows the data in order. Across nodes each (rank,
+// default since DeepEP PR #173) by the sender's SMs, whose completion flag follows the data in order. Across nodes each (rank,
 // peer) pair ends with an RDMA atomic on the same queue pair, which a multi-path NIC issues only once the
 // writes before it are acknowledged: one round trip after the data (DeepEP PR #437, "one RTT of latency for
 // each atomic that follows writes"). The receiver's wait for that count is the kernel's end.
@@ -218,8 +218,9 @@ CollectivePlan expand_deepep_ll_alltoall(const CollectiveSpec& spec, const topo:
     for (std::size_t j = 0; j < n; ++j) {
       const GpuId src = spec.ranks[i], dst = spec.ranks[j];
       if (i == j || matrix[i * n + j] <= 0) continue;
-      const auto data = add(plan, Transfer{src, dst, matrix[i * n + j], false, {}});
-      if (topology.node_of(src) == topology.node_of(dst)) continue;
+      const bool same_node = topology.node_of(src) == topology.node_of(dst);
+      const auto data = add(plan, Transfer{src, dst, matrix[i * n + j], false, {}, same_node});
+      if (same_node) continue;
       const auto ack = add(plan, Transfer{dst, src, 0, false, {data}});
       add(plan, Transfer{src, dst, 0, false, {ack}});
     }

@@ -14,6 +14,7 @@ struct Transfer {
   core::Bytes bytes = 0;
   bool barrier = false;              // no data: completes as soon as its dependencies have
   std::vector<std::uint32_t> after;  // indices of transfers that must finish first (all smaller)
+  bool sm_copy = false;              // moved by the sender's SMs over NVLink: crosses its copy port too
 };
 
 struct CollectivePlan {
