@@ -142,9 +142,38 @@ const SoloRun& SoloCollectiveMemo::insert(const Head& head, std::span<const para
   return by_gpus.emplace(std::vector<parallel::GpuIndex>(gpus.begin(), gpus.end()), run).first->second;
 }
 
+std::vector<net::CollectiveSpec> over_fabric(const std::vector<net::CollectiveSpec>& specs, int block_gpus,
+                                             std::int64_t job_gpus) {
+  K3SIM_ASSERT(block_gpus > 0 && job_gpus % block_gpus == 0, "fabric blocks do not tile the job");
+  std::vector<net::CollectiveSpec> out = specs;
+  if (specs.empty()) return out;
+  parallel::GpuIndex first = specs.front().ranks.front();
+  for (const auto& s : specs)
+    for (auto g : s.ranks) first = std::min(first, g);
+  const auto base = static_cast<std::int64_t>(first) / block_gpus * block_gpus;
+  for (const auto& s : specs)
+    for (auto g : s.ranks) K3SIM_ASSERT(g < base + block_gpus, "a collective spans two fabric blocks");
+  for (std::int64_t b = 0; b < job_gpus; b += block_gpus) {
+    if (b == base) continue;
+    for (const auto& s : specs) {
+      out.push_back(s);
+      for (auto& g : out.back().ranks) g = static_cast<topo::GpuId>(g - base + b);
+    }
+  }
+  return out;
+}
+
+void PassRunner::use_full_fabric(int block_gpus, std::int64_t job_gpus) {
+  config_.fabric_block_gpus = block_gpus;
+  config_.fabric_job_gpus = job_gpus;
+}
+
 const SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
-  SoloCollectiveMemo::Head head{config_.network, {}, static_cast<int>(call.kind), call.group_size,
+  const bool full = config_.fabric_block_gpus > 0 && (call.kind == workload::CollectiveKind::dispatch ||
+                                                      call.kind == workload::CollectiveKind::combine);
+  SoloCollectiveMemo::Head head{config_.network,     {}, full, static_cast<int>(call.kind), call.group_size,
                                 call.group_stride, call.matrix.get(), call.bytes_per_rank};
+  head.link_figures.back() = config_.efficiency.sm_copy_nvlink;
   for (int c = 0; c < topo::kLinkClassCount; ++c) {
     head.link_figures[static_cast<std::size_t>(c)] = config_.efficiency.by_class[static_cast<std::size_t>(c)];
     head.link_figures[static_cast<std::size_t>(topo::kLinkClassCount + c)] =
@@ -155,7 +184,16 @@ const SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
   // Simulated outside the lock; two threads asking for the same collective compute the same value and the
   // first to insert keeps it.
   SoloRun run;
-  run.duration = core::SimTime::from_seconds(concurrent_time(specs_of(call), &run.bytes));
+  if (full) {
+    // Every block's copy moves the same bytes (symmetry of the bytes, not of the contention): the block's
+    // share is what the whole fabric carried over the number of blocks.
+    run.duration = core::SimTime::from_seconds(
+        concurrent_time(over_fabric(specs_of(call), config_.fabric_block_gpus, config_.fabric_job_gpus), &run.bytes));
+    const double blocks = static_cast<double>(config_.fabric_job_gpus / config_.fabric_block_gpus);
+    for (auto& b : run.bytes.bytes) b /= blocks;
+  } else {
+    run.duration = core::SimTime::from_seconds(concurrent_time(specs_of(call), &run.bytes));
+  }
   return config_.solo_memo->insert(head, gpus, run);
 }
 
@@ -182,10 +220,10 @@ PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes
   return out;
 }
 
-core::Seconds PassRunner::concurrent_time(const std::vector<net::CollectiveSpec>& specs,
-                                          LinkClassBytes* link_bytes) const {
+core::Seconds PassRunner::concurrent_time(const std::vector<net::CollectiveSpec>& specs, LinkClassBytes* link_bytes,
+                                          const net::NetworkModelEntry* model) const {
   engine::Simulator sim;
-  auto network = net::make_network(*config_.network, sim, topology_, config_.efficiency);
+  auto network = net::make_network(model != nullptr ? *model : *config_.network, sim, topology_, config_.efficiency);
   sim.add_model(*network);
   net::CollectiveEngine engine(sim, *network, topology_);
   core::SimTime last;

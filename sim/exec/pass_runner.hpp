@@ -29,7 +29,17 @@ struct PassRunnerConfig {
   // Collectives already simulated alone, shared by the runs of one uncertainty band (entries are keyed by
   // the link figures, so runs that move them do not read each other's); null: the runner keeps its own.
   std::shared_ptr<SoloCollectiveMemo> solo_memo;
+  // Full-fabric all-to-alls (the scenario's network_scope): each EP all-to-all runs beside the same collective
+  // of every other block of `fabric_block_gpus` consecutive GPUs of the job's `fabric_job_gpus`, so that the
+  // other groups' flows contend on the links they share. 0: the block alone (the symmetry shortcut).
+  int fabric_block_gpus = 0;
+  std::int64_t fabric_job_gpus = 0;
 };
+
+// `specs` (collectives of GPUs inside one block of `block_gpus` consecutive GPUs) and the same collectives
+// shifted onto every other block of the job: the whole fabric's copies of them, the original first.
+std::vector<net::CollectiveSpec> over_fabric(const std::vector<net::CollectiveSpec>& specs, int block_gpus,
+                                             std::int64_t job_gpus);
 
 struct LinkClassBytes {
   std::array<double, topo::kLinkClassCount> bytes{};
@@ -53,7 +63,8 @@ class SoloCollectiveMemo {
   // then latency scales), the kind, how the members split into groups, the traffic matrix and the bytes.
   struct Head {
     const net::NetworkModelEntry* network;
-    std::array<double, 2 * topo::kLinkClassCount> link_figures;
+    std::array<double, 2 * topo::kLinkClassCount + 1> link_figures;  // + the SM copy port's share
+    bool full_fabric;
     int kind;
     int group_size;
     int group_stride;
@@ -84,8 +95,12 @@ class PassRunner {
   PassOutcome run(const workload::PassProgram& program, LinkClassBytes* link_bytes = nullptr) const;
   // One collective alone on an idle network (pipeline transfers, DP reductions).
   core::Seconds collective_time(const net::CollectiveSpec& spec, LinkClassBytes* link_bytes = nullptr) const;
-  // Several collectives started together, contending; returns when the last completes.
-  core::Seconds concurrent_time(const std::vector<net::CollectiveSpec>& specs, LinkClassBytes* link_bytes = nullptr) const;
+  // Several collectives started together, contending; returns when the last completes. `network`: another
+  // registered model than the runner's (the symmetry check runs on the analytical one).
+  core::Seconds concurrent_time(const std::vector<net::CollectiveSpec>& specs, LinkClassBytes* link_bytes = nullptr,
+                                const net::NetworkModelEntry* network = nullptr) const;
+  // From now on, all-to-alls run in full-fabric mode (PassRunnerConfig::fabric_block_gpus).
+  void use_full_fabric(int block_gpus, std::int64_t job_gpus);
 
   const PassRunnerConfig& config() const { return config_; }
   // One spec per independent group of the call (one for a call of one group).

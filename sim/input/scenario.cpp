@@ -211,7 +211,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   Scenario s;
   s.source = source_name;
   doc.allow_only({"name", "seed", "model", "cluster", "parallel", "batch", "precision", "communication",
-                  "expert_load", "recompute", "optimizer", "network", "profile", "price_per_gpu_hour",
+                  "expert_load", "recompute", "optimizer", "network", "network_scope", "profile", "price_per_gpu_hour",
                   "variants", "description", "attention_kernel", "fp8_gemm_kernels", "bf16_gemm_kernels"});
   s.name = doc.string_or("name", std::filesystem::path(source_name).stem().string());
   if (auto seed = doc.find("seed")) s.seed = static_cast<std::uint64_t>(seed->as_non_negative_int());
@@ -288,6 +288,11 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   }
   if (auto n = doc.find("network")) {
     s.network = core::find_entry(net::network_models(), n->as_enum(core::entry_name_list(net::network_models())));
+  }
+  if (auto n = doc.find("network_scope")) {
+    s.network_scope = enum_of<train::NetworkScope>(*n, {{"auto", train::NetworkScope::automatic},
+                                                        {"block", train::NetworkScope::block},
+                                                        {"fabric", train::NetworkScope::fabric}});
   }
   if (auto a = doc.find("attention_kernel")) s.unfused_attention = a->as_enum({"flash", "unfused"}) == "unfused";
   if (auto k = doc.find("bf16_gemm_kernels")) {

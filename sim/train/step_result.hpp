@@ -84,6 +84,19 @@ struct LayoutResult {
   std::vector<parallel::GroupPlacement> placement;  // NVLink domains each kind of group spans
 };
 
+// The symmetry shortcut checked (symmetry_check.hpp): the first MoE layer's dispatch all-to-all of the
+// simulated block alone, and beside the same collective of every other block of the job, on the analytical
+// network. ran is false without EP all-to-alls (or when the EP group is spread, which the check cannot tile).
+struct SymmetryCheckResult {
+  bool ran = false;
+  double block_s = 0;
+  double fabric_s = 0;
+  int blocks = 0;            // copies of the block on the job's GPUs
+  bool full_fabric = false;  // the step's all-to-alls ran in full-fabric mode
+  std::string scope;         // network_scope as written: auto, block or fabric
+  double difference() const { return block_s > 0 ? fabric_s / block_s - 1 : 0; }
+};
+
 struct StepResult {
   std::string scenario;
   std::string model;
@@ -120,6 +133,7 @@ struct StepResult {
   double expert_load_noise_floor_max_over_mean = 1;
   double expert_load_sample_tokens_per_step = 0;
   LayoutResult layout;
+  SymmetryCheckResult symmetry;
   std::vector<LayerKindResult> layers;  // in model order of first appearance
 };
 

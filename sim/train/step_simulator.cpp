@@ -21,6 +21,7 @@
 #include "sim/parallel/stage_split.hpp"
 #include "sim/train/step_accounting.hpp"
 #include "sim/train/step_memory.hpp"
+#include "sim/train/symmetry_check.hpp"
 
 namespace k3::train {
 
@@ -69,6 +70,7 @@ class StepRun {
                   ? parallel::split_into_stages(blocks_, schedule_.stages(), sc_.source)
                   : parallel::split_by_layout(blocks_, schedule_.stages(), L.pipeline_layout, sc_.source);
     prepare_moe(mb);
+    choose_network_scope();
 
     simulate_passes(core::resolve_threads(opt_.threads));
     parallel::PassCosts costs;
@@ -80,6 +82,7 @@ class StepRun {
     costs.blocking_p2p = sc_.communication.blocking_pipeline_p2p;
     timeline_ = parallel::execute_pipeline(schedule_, costs);
     auto result = assemble(mb);
+    result.symmetry = symmetry_;
     if (opt_.per_layer) result.layers = simulate_layer_kinds(blocks_, context(0, false), runner_);
     if (const auto unused = prov_.unused_overrides(); !unused.empty()) {
       throw InputError({sc_.source, unused.front(), 0}, "no number of this step is called '" + unused.front() + "'",
@@ -145,6 +148,28 @@ class StepRun {
   }
 
   std::vector<parallel::GpuIndex> group_of_rank(int rank) const { return map_.simulated_block(rank); }
+
+  // network_scope: check the symmetry shortcut on the first MoE layer's dispatch and run the step's
+  // all-to-alls over the whole fabric where it does not hold (or where the scenario asks for it).
+  void choose_network_scope() {
+    const auto& L = map_.layout();
+    symmetry_.scope = sc_.network_scope == NetworkScope::automatic ? "auto"
+                      : sc_.network_scope == NetworkScope::block   ? "block"
+                                                                   : "fabric";
+    if (L.ep <= 1 || L.ep_spread || moe_layers_.empty() || sc_.network_scope == NetworkScope::block) return;
+    workload::CollectiveCall call;
+    call.kind = workload::CollectiveKind::dispatch;
+    call.gpus = group_of_rank(0);
+    call.matrix = moe_layers_.begin()->second.dispatch;
+    call.group_size = map_.ep_shape().size;
+    call.group_stride = map_.ep_shape().stride;
+    const auto block = static_cast<int>(call.gpus.size());
+    const auto job = static_cast<std::int64_t>(topo_.gpu_count());
+    symmetry_ = check_symmetry(runner_, call, block, job);
+    symmetry_.scope = sc_.network_scope == NetworkScope::fabric ? "fabric" : "auto";
+    symmetry_.full_fabric = sc_.network_scope == NetworkScope::fabric || symmetry_.difference() > kSymmetryBound;
+    if (symmetry_.full_fabric) runner_.use_full_fabric(block, job);
+  }
 
   void prepare_moe(const model::MicroBatch& mb) {
     const auto& L = map_.layout();
@@ -406,6 +431,7 @@ class StepRun {
   std::vector<parallel::StageBlocks> stages_;
   workload::MoeSample moe_;
   std::map<int, workload::MoeLayerLoad> moe_layers_;
+  SymmetryCheckResult symmetry_;
   PassMemo passes_;
   PassMemo by_class_;
   std::vector<int> stage_class_;

@@ -23,6 +23,11 @@ struct OptimizerSpec {
   bool per_head_attention = false;
 };
 
+// Which GPUs' collectives an EP all-to-all contends with (symmetry_check.hpp): `block`, the simulated block's
+// own groups only (the symmetry shortcut); `fabric`, every block of the job at once; `auto`, the shortcut
+// unless the check finds the two more than 2% apart.
+enum class NetworkScope { automatic, block, fabric };
+
 struct StepSpec {
   std::string source;          // file the settings came from, named in errors
   std::string name;            // what the result is labelled with
@@ -36,6 +41,7 @@ struct StepSpec {
   model::RecomputePolicy recompute;
   OptimizerSpec optimizer;
   const net::NetworkModelEntry* network = &net::default_network_model();  // never null
+  NetworkScope network_scope = NetworkScope::automatic;
   bool unfused_attention = false;  // attention_kernel: unfused (Megatron-LM 2021) instead of flash
   cost::Fp8GemmKernels fp8_gemm_kernels = cost::Fp8GemmKernels::deepgemm;  // deepgemm or cutlass-3.6
   bool bf16_gemm_cuda11 = false;  // bf16_gemm_kernels: cuda12 (default) or cuda11

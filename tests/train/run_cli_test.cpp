@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <set>
 
 #include "tests/support/run_k3sim.hpp"
@@ -147,4 +148,33 @@ TEST(RunCli, LowLatencyDispatchSendsEveryExpertCopyOverTheNic) {
   const auto bad = run_k3sim(std::string(kSmall) + " --set communication.alltoall=deepep-normal");
   EXPECT_EQ(bad.exit_status, 2);
   EXPECT_NE(bad.err.find("deepep-ll"), std::string::npos) << bad.err;
+}
+
+TEST(RunCli, SymmetryCheckChoosesTheWholeFabricWhereOtherBlocksContend) {
+  // K3 with EP 56 on 28 H200 nodes (PP 4: four blocks of 7 nodes, one EP group each). A two-tier fat tree of
+  // 64-port leaves holds 4 nodes a leaf, so the blocks straddle leaves: leaf 1 holds 3 nodes of block 0 and one of
+  // block 1, and at 2:1 oversubscription its 16 uplinks carry both blocks' cross-leaf all-to-all traffic, which
+  // the block alone never sees: the check must find more than 2% and run the all-to-alls over the whole fabric,
+  // so the step is slower than with the shortcut forced. On the rail fabric (same oversubscription) every
+  // cross-node flow stays on its own rail, whose leaf serves all nodes' NIC of that index: no link is shared
+  // between blocks' EP groups that the block alone does not already load, and the shortcut is kept.
+  const std::string base =
+      "run scenarios/k3-h200-2048.yaml --json --samples 0 --set cluster.nodes=28 --set parallel.ep=56 "
+      "--set parallel.pp=4 --set batch.global_batch_seqs=448 --set network=analytical "
+      "--set cluster.fabric.oversubscription=[2] --set cluster.fabric.kind=";
+  const auto tree = run_k3sim(base + "fat_tree");
+  const auto tree_block = run_k3sim(base + "fat_tree --set network_scope=block");
+  const auto rail = run_k3sim(base + "rail_fat_tree");
+  for (const auto* r : {&tree, &tree_block, &rail}) ASSERT_EQ(r->exit_status, 0) << r->err;
+  const auto t = nlohmann::json::parse(tree.out), tb = nlohmann::json::parse(tree_block.out),
+             rl = nlohmann::json::parse(rail.out);
+  const auto& sym = t["symmetry_check"];
+  EXPECT_TRUE(sym["ran"].get<bool>());
+  EXPECT_EQ(sym["blocks"].get<int>(), 4);
+  EXPECT_GT(sym["difference"].get<double>(), 0.02);
+  EXPECT_TRUE(sym["full_fabric"].get<bool>());
+  EXPECT_GT(t["step_time_s"].get<double>(), tb["step_time_s"].get<double>());
+  EXPECT_FALSE(tb["symmetry_check"]["ran"].get<bool>());  // network_scope: block skips the check
+  EXPECT_LT(std::abs(rl["symmetry_check"]["difference"].get<double>()), 0.02);
+  EXPECT_FALSE(rl["symmetry_check"]["full_fabric"].get<bool>());
 }
