@@ -72,8 +72,14 @@ nlohmann::json step_to_json(const train::StepResult& r) {
                          {"max_nvlink_domains", p.max_domains}});
   }
   const auto& sym = r.symmetry;
-  j["symmetry_check"] = {{"ran", sym.ran}, {"scope", sym.scope}, {"block_s", sym.block_s}, {"fabric_s", sym.fabric_s},
-                         {"blocks", sym.blocks}, {"difference", sym.difference()}, {"full_fabric", sym.full_fabric}};
+  j["symmetry_check"] = {{"ran", sym.ran},
+                         {"scope", sym.scope},
+                         {"block_s", sym.block_s},
+                         {"fabric_s", sym.fabric_s},
+                         {"blocks", sym.blocks},
+                         {"sharing_blocks", sym.sharing_blocks},
+                         {"difference", sym.difference()},
+                         {"full_fabric", sym.full_fabric}};
   auto& layers = j["layers"] = nlohmann::json::array();
   for (const auto& k : r.layers) {
     layers.push_back({{"kind", k.kind}, {"count", k.count}, {"forward", layer_pass_json(k.forward)},
@@ -117,8 +123,8 @@ std::string step_to_text(const train::StepResult& r) {
   if (r.symmetry.ran) {
     const auto& sym = r.symmetry;
     out += fmt::format("  symmetry check       first dispatch all-to-all {:.1f} us alone in its block, {:.1f} us beside "
-                       "the {} other blocks ({:+.1f} %, analytical network): {}\n",
-                       sym.block_s * 1e6, sym.fabric_s * 1e6, sym.blocks - 1, 100 * sym.difference(),
+                       "the {} of {} other blocks that share its links ({:+.1f} %, analytical network): {}\n",
+                       sym.block_s * 1e6, sym.fabric_s * 1e6, sym.sharing_blocks, sym.blocks - 1, 100 * sym.difference(),
                        sym.full_fabric ? (sym.scope == "fabric" ? "all-to-alls over the whole fabric (network_scope: fabric)"
                                                                 : "past 2 %, all-to-alls over the whole fabric")
                                        : "within 2 %, the block alone (symmetry shortcut)");

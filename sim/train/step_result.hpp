@@ -92,6 +92,7 @@ struct SymmetryCheckResult {
   double block_s = 0;
   double fabric_s = 0;
   int blocks = 0;            // copies of the block on the job's GPUs
+  int sharing_blocks = 0;    // other blocks whose transfers cross a link this block's cross
   bool full_fabric = false;  // the step's all-to-alls ran in full-fabric mode
   std::string scope;         // network_scope as written: auto, block or fabric
   double difference() const { return block_s > 0 ? fabric_s / block_s - 1 : 0; }

@@ -165,7 +165,16 @@ class StepRun {
     call.group_stride = map_.ep_shape().stride;
     const auto block = static_cast<int>(call.gpus.size());
     const auto job = static_cast<std::int64_t>(topo_.gpu_count());
-    symmetry_ = check_symmetry(runner_, call, block, job);
+    std::optional<SymmetryCheckResult> shared;
+    if (opt_.reuse != nullptr) {
+      const std::lock_guard lock(opt_.reuse->mutex);
+      shared = opt_.reuse->symmetry;
+    }
+    symmetry_ = shared ? *shared : check_symmetry(runner_, topo_, call, block, job);
+    if (opt_.reuse != nullptr && !shared) {
+      const std::lock_guard lock(opt_.reuse->mutex);
+      opt_.reuse->symmetry = symmetry_;
+    }
     symmetry_.scope = sc_.network_scope == NetworkScope::fabric ? "fabric" : "auto";
     symmetry_.full_fabric = sc_.network_scope == NetworkScope::fabric || symmetry_.difference() > kSymmetryBound;
     if (symmetry_.full_fabric) runner_.use_full_fabric(block, job);

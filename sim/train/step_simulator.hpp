@@ -29,6 +29,9 @@ namespace k3::train {
 struct StepReuse {
   std::mutex mutex;
   std::optional<workload::MoeSample> moe;
+  // The symmetry check of the first run (it reads the routing sample and the fabric, which the band's runs
+  // share; the link figures they move change its two times alike).
+  std::optional<SymmetryCheckResult> symmetry;
   std::shared_ptr<exec::SoloCollectiveMemo> collectives = std::make_shared<exec::SoloCollectiveMemo>();
 };
 

@@ -5,7 +5,9 @@
 // slow this block's all-to-all, which the block alone never sees. The check runs the first MoE layer's
 // dispatch of the block alone and beside the same collective of every other block of the job, on the
 // analytical network (within 5% of the flow model per collective, tests/net/network_agreement_test.cpp), and
-// the step's all-to-alls run in full-fabric mode where the two differ by more than kSymmetryBound.
+// the step's all-to-alls run in full-fabric mode where the two differ by more than kSymmetryBound. Only the
+// blocks whose transfers cross a link the block's own cross are simulated beside it (a neighbour's
+// neighbours slow the neighbour, which the check does not follow further).
 #include <cstdint>
 
 #include "sim/exec/pass_runner.hpp"
@@ -18,7 +20,7 @@ inline constexpr double kSymmetryBound = 0.02;
 
 // `call`: the all-to-all of the block's EP groups; `block_gpus` consecutive GPUs hold the block, `job_gpus`
 // the job (a multiple of it).
-SymmetryCheckResult check_symmetry(const exec::PassRunner& runner, const workload::CollectiveCall& call, int block_gpus,
-                                   std::int64_t job_gpus);
+SymmetryCheckResult check_symmetry(const exec::PassRunner& runner, const topo::Topology& topology,
+                                   const workload::CollectiveCall& call, int block_gpus, std::int64_t job_gpus);
 
 }  // namespace k3::train
