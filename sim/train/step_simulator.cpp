@@ -156,7 +156,14 @@ class StepRun {
     symmetry_.scope = sc_.network_scope == NetworkScope::automatic ? "auto"
                       : sc_.network_scope == NetworkScope::block   ? "block"
                                                                    : "fabric";
-    if (L.ep <= 1 || L.ep_spread || moe_layers_.empty() || sc_.network_scope == NetworkScope::block) return;
+    if (L.ep <= 1 || moe_layers_.empty() || sc_.network_scope == NetworkScope::block) return;
+    if (L.ep_spread) {
+      // A spread EP group is not a block of consecutive GPUs, which the copies are shifted by.
+      if (sc_.network_scope == NetworkScope::fabric)
+        throw InputError({sc_.source, "network_scope", 0}, "fabric needs EP groups of consecutive GPUs",
+                         "parallel.ep_spread: false with network_scope: fabric, or network_scope: auto or block");
+      return;
+    }
     workload::CollectiveCall call;
     call.kind = workload::CollectiveKind::dispatch;
     call.gpus = group_of_rank(0);

@@ -178,3 +178,14 @@ TEST(RunCli, SymmetryCheckChoosesTheWholeFabricWhereOtherBlocksContend) {
   EXPECT_LT(std::abs(rl["symmetry_check"]["difference"].get<double>()), 0.02);
   EXPECT_FALSE(rl["symmetry_check"]["full_fabric"].get<bool>());
 }
+
+TEST(RunCli, FullFabricNeedsConsecutiveEpGroups) {
+  // Spread EP groups are not blocks of consecutive GPUs, so their copies over the fabric cannot be placed:
+  // network_scope: fabric is refused, naming the key; auto keeps the shortcut without the check.
+  const auto fabric = run_k3sim(std::string(kSmall) + " --samples 0 --set parallel.ep_spread=true --set network_scope=fabric");
+  EXPECT_EQ(fabric.exit_status, 2) << fabric.out;
+  EXPECT_NE(fabric.err.find("network_scope"), std::string::npos) << fabric.err;
+  const auto automatic = run_k3sim(std::string(kSmall) + " --samples 0 --set parallel.ep_spread=true");
+  ASSERT_EQ(automatic.exit_status, 0) << automatic.err;
+  EXPECT_FALSE(nlohmann::json::parse(automatic.out)["symmetry_check"]["ran"].get<bool>());
+}
