@@ -62,8 +62,7 @@ void run(const CollectiveOptions& o) {
   // Each link class carries the share of its line rate the topology's measurements give (its `achievable:`).
   core::Provenance links;
   net::LinkEfficiency efficiency = net::register_link_figures(topology, links);
-  if (algorithm == net::CollectiveAlgorithm::deepep || algorithm == net::CollectiveAlgorithm::deepep_ll)
-    efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(links);
+  if (net::uses_sm_copies(algorithm)) efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(links);
   nlohmann::json used = nlohmann::json::array();
   for (const auto& e : links.entries()) {
     if (e.id.ends_with(".efficiency") || e.id.ends_with("_fraction"))

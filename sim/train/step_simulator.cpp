@@ -122,7 +122,7 @@ class StepRun {
       case workload::AllToAllAlgorithm::deepep: c.alltoall = net::CollectiveAlgorithm::deepep; break;
       case workload::AllToAllAlgorithm::deepep_ll: c.alltoall = net::CollectiveAlgorithm::deepep_ll; break;
     }
-    if (c.alltoall != net::CollectiveAlgorithm::flat) c.efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(prov_);
+    if (net::uses_sm_copies(c.alltoall)) c.efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(prov_);
     if (c.alltoall == net::CollectiveAlgorithm::deepep) {
       // A count: no range (the band's runs share collectives simulated with it).
       c.deepep_pipeline_chunks = static_cast<int>(prov_.add_exact(

@@ -205,9 +205,9 @@ CollectivePlan expand_deepep_alltoall(const CollectiveSpec& spec, const topo::To
 
 // DeepEP's low-latency kernels (csrc/kernels/internode_ll.cu): each (token, expert) copy is one message
 // written straight into a buffer on the expert's GPU, with no relay and no deduplication (so the byte matrix
-// counts every copy); a same-node peer is written with NVLink stores (allow_nvlink_for_low_latency_mode, on by
-// default since DeepEP PR #173) by the sender's SMs, whose completion flag follows the data in order. Across nodes each (rank,
-// peer) pair ends with an RDMA atomic on the same queue pair, which a multi-path NIC issues only once the
+// counts every copy); a same-node peer is written with NVLink stores by the sender's SMs
+// (allow_nvlink_for_low_latency_mode, on by default since DeepEP PR #173), whose completion flag follows the
+// data in order. Across nodes each (rank, peer) pair ends with an RDMA atomic on the same queue pair, which a multi-path NIC issues only once the
 // writes before it are acknowledged: one round trip after the data (DeepEP PR #437, "one RTT of latency for
 // each atomic that follows writes"). The receiver's wait for that count is the kernel's end.
 CollectivePlan expand_deepep_ll_alltoall(const CollectiveSpec& spec, const topo::Topology& topology) {

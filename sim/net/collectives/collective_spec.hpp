@@ -30,6 +30,11 @@ struct CollectiveAlgorithmEntry {
 };
 std::span<const CollectiveAlgorithmEntry> collective_algorithms();
 
+// DeepEP's kernels move NVLink data with the GPU's own SMs (transfers marked sm_copy, network_factory.hpp).
+constexpr bool uses_sm_copies(CollectiveAlgorithm a) {
+  return a == CollectiveAlgorithm::deepep || a == CollectiveAlgorithm::deepep_ll;
+}
+
 // `bytes` is the nccl-tests size: all-reduce, the buffer each rank reduces; reduce-scatter, each rank's
 // input (it keeps bytes / n); all-gather, each rank's output (it contributes bytes / n); all-to-all, each
 // rank's send buffer (bytes / n to every rank, itself included); send/recv, the message.
