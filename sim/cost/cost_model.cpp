@@ -140,7 +140,10 @@ double OpCostModel::gemm_shape_efficiency(double m, double n, int groups) const 
   const double tile_eff = (std::max(m, 1.0) * std::max(n, 1.0)) / padded;
   const double sms = std::max(device_.sms, 1);
   const double waves = std::ceil(tiles / sms);
-  const double wave_eff = tiles / (waves * sms);
+  // Fewer tiles than SMs: the kernels pick smaller blocks (DeepGEMM's JIT chooses its block sizes per shape) so
+  // that every SM works; DeepGEMM's M = 64 rows (9 tiles of 128 x 256 on 132 SMs) run at 1.7 TB/s, which one
+  // partial wave could not reach.
+  const double wave_eff = tiles < sms ? 1.0 : tiles / (waves * sms);
   return tile_eff * wave_eff;
 }
 
@@ -240,7 +243,11 @@ OpTime OpCostModel::time(const model::Op& op) const {
     return unfused_attention_time(op);
   }
   const double bytes = op.read_bytes + op.write_bytes;
-  const double mem = memory_time(bytes);
+  const bool fp8_gemm = (op.kind == model::OpKind::DenseGemm || op.kind == model::OpKind::ExpertGemm) &&
+                        precision_ == Precision::fp8 && !op.keeps_bf16 && defaults_.gemm_fp8_hbm.value > 0;
+  const double mem = fp8_gemm && profile_ == nullptr
+                         ? bytes / (device_.hbm_bytes_per_s * defaults_.gemm_fp8_hbm.value)
+                         : memory_time(bytes);
   const double floor = defaults_.min_kernel_s;
   t.fwd = std::max({compute_time(op, op.fwd_flops, GemmPart::fwd), mem, floor});
   // Backward reads what forward read and writes gradients of the same size: twice the traffic.

@@ -45,6 +45,9 @@ struct DefaultEfficiencies {
   SourcedFraction attention_bwd;
   SourcedFraction kda_scan;         // chunkwise delta-rule kernels / BF16 peak
   SourcedFraction hbm;              // sustained copy bandwidth / datasheet
+  // HBM bandwidth an FP8 GEMM kernel reaches where its bytes bind (small M: decode, small experts) / datasheet;
+  // 0 where no such measurement exists (GEMMs then stream at `hbm`).
+  SourcedFraction gemm_fp8_hbm;
   int tile_m = 128, tile_n = 128;   // output tile of the typical large-GEMM kernel
   double fp8_rate_scale = 1.0;      // multiplies the measured FP8 table (its uncertainty)
   double min_kernel_s = 0;          // a launched kernel takes at least this long

@@ -86,6 +86,14 @@ DefaultEfficiencies default_efficiencies(const std::string& gpu, Bf16GemmKernels
                                : "no FP8 measurement for " + gpu + "; DeepGEMM's H800 fractions of the FP8 peak "
                                  "assumed (best case 1550 of 1979 TFLOP/s); down to 0.85 of it assumed");
   d.fp8_table = true;
+  // DeepGEMM's memory-bound rows (README, H800, the M = 64 and 128 shapes of DeepSeek-V3's projections): 1688, 1509,
+  // 2221 and 2277 GB/s at (M, N, K) = (64, 2112, 7168), (128, 2112, 7168), (128, 4096, 7168), (128, 7168, 2048), of
+  // 3.35 TB/s; their mean, and the slowest and fastest row as the range.
+  d.gemm_fp8_hbm = fraction(prov, "gemm.fp8.memory_bound_hbm_fraction", 1923.75 / 3350.0, 1509.0 / 3350.0,
+                            2277.0 / 3350.0, SourceKind::kernel_measurement,
+                            std::string("deepseek-ai/DeepGEMM README (H800): small-M FP8 GEMMs at 1509-2277 GB/s (M = 64 "
+                                        "and 128 with N, K of DeepSeek-V3's projections) of 3350 GB/s, mean 1924 GB/s") +
+                                (hopper ? "" : "; measured on H800, the same fraction of " + gpu + "'s HBM assumed"));
   d.fp8_rate_scale = prov.add("gemm.fp8.rate_scale", 1.0, 0.85, 1.0, "x", SourceKind::kernel_measurement,
                               std::string(kDeepGemmTableSource) +
                                   "; the measured rates as they are (1.0), down to 0.85 of them assumed for other "

@@ -69,8 +69,9 @@ TEST(CostModel, EachGemmPartReducesOverItsOwnK) {
   const double flops = 2.0 * 4096 * 32768 * 512;
   // Forward: K 512 rate, output 4096 x 32768 (4096 tiles, 32 waves): 0.307447 x 0.969697 of 1979 TFLOP/s.
   EXPECT_NEAR(t.fwd, flops / (1979e12 * c.fp8_gemm_efficiency(512, false) * (4096.0 / 4224.0)), 1e-15);
-  // Activation gradient: output 4096 x 512 = 32 x 2 = 64 tiles in one wave on 132 SMs (64 / 132 busy).
-  EXPECT_NEAR(t.dgrad, flops / (1979e12 * c.fp8_gemm_efficiency(32768, false) * (64.0 / 132.0)), 1e-15);
+  // Activation gradient: output 4096 x 512 = 32 x 2 = 64 tiles, fewer than the 132 SMs: the kernel's smaller
+  // blocks keep every SM busy (no wave quantization).
+  EXPECT_NEAR(t.dgrad, flops / (1979e12 * c.fp8_gemm_efficiency(32768, false)), 1e-15);
   EXPECT_GT(t.fwd, t.wgrad);
 }
 
