@@ -68,6 +68,7 @@ ValidationReport run_validation(const ValidationPaths& paths) {
   r.megatron_mean_abs_error = rows > 0 ? sum / rows : 0;
   for (auto& c : validate_qwen3(paths, r.assumptions)) r.cases.push_back(std::move(c));
   for (auto& c : validate_deepep(paths, r.assumptions)) r.cases.push_back(std::move(c));
+  for (auto& c : validate_sglang(paths, r.assumptions)) r.cases.push_back(std::move(c));
   for (const auto& c : r.cases) {
     r.cases_with_band += c.has_band ? 1 : 0;
     r.cases_in_band += c.has_band && c.in_band ? 1 : 0;

@@ -6,7 +6,8 @@
 //   - Megatron-LM SC21 Table 1: TFLOP/s per GPU of ten GPT models on A100 Selene, counted with the
 //     paper's own FLOP formula;
 //   - Megatron-Core Qwen3-235B-A22B on 256 H100: step time of five layouts, TFLOP/s of four long-context runs;
-//   - DeepEP normal kernels: dispatch and combine bottleneck bandwidth of the collective model alone.
+//   - DeepEP normal kernels: dispatch and combine bottleneck bandwidth of the collective model alone;
+//   - SGLang's DeepSeek-V3 serving on 96 H100: prefill and decode tokens/s per node (validation_sglang.cpp).
 // Each case also gets its uncertainty band (sim/train/step_band.hpp) and whether the published value lies in it.
 #include <nlohmann/json.hpp>
 
@@ -57,6 +58,8 @@ ValidationReport run_validation(const ValidationPaths& paths);
 std::vector<ValidationCase> validate_deepseek_v3(const ValidationPaths& paths, std::vector<std::string>& assumptions);
 std::vector<ValidationCase> validate_megatron(const ValidationPaths& paths, std::vector<std::string>& assumptions);
 std::vector<ValidationCase> validate_deepep(const ValidationPaths& paths, std::vector<std::string>& assumptions);
+// SGLang's DeepSeek-V3 serving on 96 H100: prefill and decode tokens/s per node.
+std::vector<ValidationCase> validate_sglang(const ValidationPaths& paths, std::vector<std::string>& assumptions);
 // Megatron-Core's Qwen3-235B-A22B layouts on 256 H100 (step time) and its long-context runs (TFLOP/s).
 std::vector<ValidationCase> validate_qwen3(const ValidationPaths& paths, std::vector<std::string>& assumptions);
 

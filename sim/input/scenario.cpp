@@ -52,6 +52,8 @@ int positive_int(const YamlValue& map, std::string_view key, int fallback) {
 }
 
 // Walks a dotted key, creating mappings, and sets the leaf to the value parsed as YAML.
+}  // namespace
+
 void apply_override(YAML::Node root, const Override& o) {
   std::vector<std::string> parts;
   std::stringstream ss(o.key);
@@ -75,7 +77,6 @@ void apply_override(YAML::Node root, const Override& o) {
 }
 
 std::string resolve_relative(const std::string& ref, const std::string& scenario_path) {
-  // Paths are relative to the scenario file; bare names (presets) stay as they are.
   const bool looks_like_path = ref.find('/') != std::string::npos || ref.ends_with(".yaml") ||
                                ref.ends_with(".yml") || ref.ends_with(".json");
   if (!looks_like_path || std::filesystem::path(ref).is_absolute()) return ref;
@@ -84,6 +85,8 @@ std::string resolve_relative(const std::string& ref, const std::string& scenario
   if (core::path_exists(candidate)) return candidate.lexically_normal().string();
   return ref;
 }
+
+namespace {
 
 void read_parallel(const YamlValue& v, parallel::ParallelLayout& p) {
   v.allow_only({"tp", "pp", "vpp", "ep", "etp", "cp", "cp_comm", "dp", "zero", "fsdp", "sequence_parallel",
@@ -160,8 +163,10 @@ std::string yaml_text(const YamlValue& v) {
   return out.c_str();
 }
 
-// `cluster:`: the topology and the keys of it a scenario may change. Each change is kept as an override of the
-// topology file (Scenario::cluster_sets), so that the topology loader checks it like the file's own keys.
+}  // namespace
+
+// `cluster:`: each change is kept as an override of the topology file (Scenario::cluster_sets), so that the
+// topology loader checks it like the file's own keys.
 void read_cluster(const YamlValue& c, Scenario& s) {
   c.allow_only({"topology", "nodes", "gpus", "radix", "fabric"});
   s.topology = resolve_relative(c.at("topology").as_string(), s.source);
@@ -186,6 +191,8 @@ void read_cluster(const YamlValue& c, Scenario& s) {
     for (const auto& [key, v] : f->entries()) set(v, "fabric." + key);
   }
 }
+
+namespace {
 
 workload::ElementType element_type(const YamlValue& v) {
   return enum_of<workload::ElementType>(v, {{"fp8", workload::ElementType::fp8}, {"bf16", workload::ElementType::bf16}});

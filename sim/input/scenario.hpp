@@ -39,6 +39,14 @@ struct Override {
 };
 Override parse_override(const std::string& text);  // InputError naming --set when malformed
 
+// Parts a serving scenario (serve_scenario.hpp) reads the same way.
+void apply_override(YAML::Node root, const Override& o);
+// A path relative to the scenario file; bare names (presets) stay as they are.
+std::string resolve_relative(const std::string& ref, const std::string& scenario_path);
+// `cluster:`: the topology and the keys of it a scenario may change, into s.topology, s.nodes, s.radix and
+// s.cluster_sets.
+void read_cluster(const core::YamlValue& c, Scenario& s);
+
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides = {});
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source_name,
                         const std::vector<Override>& overrides = {});

@@ -24,6 +24,7 @@ const std::vector<Floor>& floors() {
       {"kernels", 5, "CUDA kernels with CPU references and tolerances, calibration harness"},
       {"sim/exec", 6, "replays a pass on the engine and a network model"},
       {"sim/train", 7, "one training step: schedule over passes, DP phase, optimizer, memory"},
+      {"sim/serve", 7, "serving: request stream, iteration costs, KV capacity, the serving simulation"},
       {"sim/input", 8, "Scenario: parsed once, resolved once into a step's typed inputs; size limits"},
       {"results", 9, "one writer per result: text, JSON, trace"},
       {"sweep", 9.1, "variants, design-space grids, Pareto front, thread and MPI runners"},

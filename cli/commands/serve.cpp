@@ -1,0 +1,73 @@
+// `k3sim serve <scenario.yaml> [--json] [--rates a,b,c] [--set key=value]`: a serving deployment replayed
+// over a request stream; with --rates, the latency-throughput curve over Poisson arrival rates.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/quantity.hpp"
+#include "results/serve_output.hpp"
+#include "sim/input/serve_scenario.hpp"
+#include "sim/serve/serving_simulator.hpp"
+
+namespace k3::cli {
+
+namespace {
+
+struct ServeOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string rates;
+  std::string profile;
+  bool json = false;
+};
+
+void run(const ServeOptions& o) {
+  const input::ServeInputs in = input::load_serve_inputs(o.scenario, o.sets, o.profile);
+  const auto& model = in.inputs.model;
+  const auto& topology = *in.inputs.topology;
+  if (o.rates.empty()) {
+    const serve::ServeResult r = serve::simulate_serving(model, topology, in.inputs.profile_or_null(), in.spec);
+    fmt::print("{}", o.json ? results::serve_to_json(r).dump(2) + "\n" : results::serve_to_text(r));
+    return;
+  }
+  const auto rates = core::parse_quantity_list(o.rates);
+  if (!rates || rates->empty()) throw core::InputError({"--rates", "", 0}, "cannot read '" + o.rates + "'", "requests/s such as 1,2,4 or 1:64 (doubling)");
+  std::vector<std::pair<double, serve::ServeResult>> curve;
+  for (double rate : *rates) {
+    if (!(rate > 0)) throw core::InputError({"--rates", "", 0}, fmt::format("rate {} is not positive", rate), "requests/s > 0");
+    serve::ServeSpec spec = in.spec;
+    spec.workload.arrival.kind = serve::ArrivalSpec::Kind::poisson;
+    spec.workload.arrival.rate_per_s = rate;
+    curve.emplace_back(rate, serve::simulate_serving(model, topology, in.inputs.profile_or_null(), spec));
+  }
+  if (o.json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& [rate, r] : curve) rows.push_back({{"rate_per_s", rate}, {"result", results::serve_to_json(r)}});
+    fmt::print("{}\n", nlohmann::json{{"name", in.spec.name}, {"curve", rows}}.dump(2));
+  } else {
+    fmt::print("# {}: Poisson arrivals at each rate, {:.0f} s window\n{}", in.spec.name,
+               in.spec.workload.duration_s - in.spec.workload.warmup_s, results::serve_curve_to_text(curve));
+  }
+}
+
+}  // namespace
+
+void attach_serve(CLI::App& command, int& exit_status) {
+  auto o = std::make_shared<ServeOptions>();
+  command.add_option("scenario", o->scenario, "Serving scenario YAML (scenarios/README.md, \"Serving scenarios\")")->required();
+  command.add_option("--set", o->sets, "Override a scenario key: key=value (repeatable)");
+  command.add_option("--rates", o->rates, "Poisson arrival rates in requests/s (1,2,4 or 1:64 doubling): the latency-throughput curve");
+  command.add_option("--profile", o->profile, "Calibration profile JSON (from k3sim calibrate)");
+  command.add_flag("--json", o->json, "Print JSON");
+  command.callback([o, &exit_status] {
+    run(*o);
+    exit_status = 0;
+  });
+}
+
+}  // namespace k3::cli

@@ -1,0 +1,31 @@
+#pragma once
+// A serving scenario (`k3sim serve`, documented key by key in scenarios/README.md, "Serving scenarios"):
+// the model, cluster and profile as a training scenario names them, and a serve::ServeSpec. Parsed once,
+// resolved once (the model, the topology, the cost model's inputs) like a training scenario.
+#include <string>
+#include <vector>
+
+#include "sim/input/scenario.hpp"
+#include "sim/input/scenario_inputs.hpp"
+#include "sim/serve/serve_spec.hpp"
+
+namespace k3::input {
+
+struct ServeScenario {
+  Scenario base;           // model, cluster, profile and source; its training settings are unused
+  serve::ServeSpec spec;
+  std::string yaml_text;   // after overrides
+};
+
+ServeScenario parse_serve_scenario(const std::string& yaml_text, const std::string& source_name,
+                                   const std::vector<Override>& overrides = {});
+ServeScenario load_serve_scenario(const std::string& path, const std::vector<Override>& overrides = {});
+
+struct ServeInputs {
+  ScenarioInputs inputs;   // model, topology, profile
+  serve::ServeSpec spec;
+};
+ServeInputs load_serve_inputs(const std::string& path, const std::vector<std::string>& sets,
+                              const std::string& profile_flag = {});
+
+}  // namespace k3::input

@@ -1,0 +1,281 @@
+#include "sim/serve/iteration_cost.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "model/ops.hpp"
+#include "sim/workload/pass_builder.hpp"
+
+namespace k3::serve {
+
+using model::Op;
+using model::OpKind;
+
+namespace {
+
+// 1/32 of an octave: memo keys, and the value every shape in the bucket is costed at (so a run does not depend
+// on which shape reached a bucket first).
+int bucket(double x) { return x <= 0 ? INT_MIN : static_cast<int>(std::lround(std::log2(x) * 32)); }
+double centre(int b) { return b == INT_MIN ? 0.0 : std::exp2(b / 32.0); }
+double rounded(double x) { return centre(bucket(x)); }
+
+// The op at `f` times its tokens: activations and work scale, weights do not.
+Op scale_tokens(const Op& op, double f) {
+  Op o = op;
+  o.fwd_flops *= f;
+  o.read_bytes = op.weight_bytes + (op.read_bytes - op.weight_bytes) * f;
+  o.write_bytes *= f;
+  if (auto* g = std::get_if<model::GemmShape>(&o.shape)) g->m *= f;
+  if (auto* e = std::get_if<model::ExpertGemmShape>(&o.shape)) e->tokens_per_expert *= f;
+  if (auto* e = std::get_if<model::ElementwiseShape>(&o.shape)) e->elements *= f;
+  if (auto* s = std::get_if<model::ScanShape>(&o.shape)) s->tokens *= f;
+  return o;
+}
+
+bool is_loss(const Op& op) { return op.name.find("cross_entropy") != std::string::npos; }
+
+}  // namespace
+
+IterationCostModel::IterationCostModel(const model::ModelSpec& spec, const topo::Topology& topology,
+                                       const cost::OpCostModel& cost, InstanceCostOptions options)
+    : spec_(spec), topo_(topology), cost_(cost), opt_(std::move(options)) {
+  const int g = gpus();
+  if (g < 1 || opt_.instance.attention_dp < 1 || g % opt_.instance.attention_dp != 0)
+    throw core::InputError({"", "deployment.attention_dp", 0},
+                           "attention_dp " + std::to_string(opt_.instance.attention_dp) + " does not divide the " +
+                               std::to_string(g) + " GPUs of the instance",
+                           "a divisor of nodes x GPUs per node");
+  tp_ = g / opt_.instance.attention_dp;
+  nodes_ = std::max(1, g / topology.gpus_per_node());
+  if (opt_.network == nullptr) opt_.network = &net::default_network_model();
+}
+
+IterationTime IterationCostModel::time(const BatchShape& s) {
+  const auto key = std::make_tuple(bucket(s.prefill_tokens), bucket(s.prefill_pairs), bucket(s.prefill_last_chunks),
+                                   bucket(s.decode_sequences), bucket(s.decode_context), bucket(s.instance_tokens));
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  BatchShape r{rounded(s.prefill_tokens), rounded(s.prefill_pairs), rounded(s.prefill_last_chunks),
+               rounded(s.decode_sequences), rounded(s.decode_context), rounded(s.instance_tokens)};
+  const IterationTime t = compute(r);
+  memo_.emplace(key, t);
+  return t;
+}
+
+IterationTime IterationCostModel::compute(const BatchShape& s) {
+  IterationTime total;
+  const double q = tokens_per_step();
+  const double tokens = s.prefill_tokens + s.decode_sequences * q;
+  if (tokens <= 0) return total;
+  model::MicroBatch mb;
+  mb.sequences = 1;
+  mb.seq = tokens;
+  mb.dtypes.weight_bytes = opt_.weight_bytes_per_param;
+  mb.dtypes.dispatch_bytes = opt_.dispatch_bytes_per_element;
+  mb.dtypes.combine_bytes = opt_.combine_bytes_per_element;
+  const auto blocks = model::build_ops(spec_, mb);
+
+  // Layers of one kind cost the same: cost each kind once.
+  std::map<std::tuple<int, std::string, int, int>, HalfCost> full, half;
+  bool filled = false;
+  for (const auto& b : blocks) {
+    int window = 0, chunk = 0;
+    if (b.role == model::BlockRole::Layer) {
+      const auto& l = spec_.layers[static_cast<std::size_t>(b.layer - 1)];
+      window = l.window, chunk = l.attention_chunk;
+    }
+    double repeats = 1;
+    if (b.role == model::BlockRole::Mtp) {
+      // Each draft token runs the MTP block once, in decode steps only, costed at the verify shape: its weight and
+      // KV reads are what a draft step reads, its math an upper bound (a draft step computes one token per
+      // sequence).
+      if (opt_.mtp_draft_tokens == 0 || s.decode_sequences <= 0 || b.layer > 1) continue;
+      repeats = opt_.mtp_draft_tokens;
+    }
+    const auto key = std::make_tuple(static_cast<int>(b.role), b.kind, window, chunk);
+    const bool moe = model::has_expert_dispatch(b);
+    auto cost_at = [&](auto& cache, double f) -> const HalfCost& {
+      auto it = cache.find(key);
+      if (it == cache.end()) it = cache.emplace(key, block_cost(b, s, f)).first;
+      return it->second;
+    };
+    const HalfCost& c = cost_at(full, 1.0);
+    core::Seconds block_time = c.compute + c.comm;
+    if (moe && opt_.two_batch_overlap && c.comm > 0) {
+      const HalfCost& h = cost_at(half, 0.5);
+      block_time = 2 * std::max(h.compute, h.comm);
+      if (!filled) block_time += std::min(h.compute, h.comm);  // the first half waits, the last drains
+      filled = true;
+    }
+    total.total += repeats * block_time;
+    total.attention += repeats * c.parts.attention;
+    total.experts += repeats * c.parts.experts;
+    total.other_compute += repeats * c.parts.other_compute;
+    total.communication += repeats * c.parts.communication;
+  }
+  return total;
+}
+
+IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock& block, const BatchShape& s,
+                                                            double f) {
+  HalfCost out;
+  const double q = tokens_per_step();
+  const double rank_tokens = s.prefill_tokens + s.decode_sequences * q;
+  const double gpus = this->gpus();
+  const auto& m = spec_.moe;
+  const double experts = std::max(1, m.routed_experts), k = std::max(1, m.experts_per_token);
+  const bool low_latency = s.prefill_tokens <= 0;
+  auto add = [&](const Op& op, core::Seconds t) {
+    out.compute += t;
+    switch (op.kind) {
+      case OpKind::AttentionCore:
+      case OpKind::KdaChunkScan: out.parts.attention += t; break;
+      case OpKind::ExpertGemm: out.parts.experts += t; break;
+      default: (op.routed ? out.parts.experts : out.parts.other_compute) += t;
+    }
+  };
+  // Head rows: only the tokens that need logits.
+  const double head_rows = s.prefill_last_chunks + s.decode_sequences * q;
+  for (const Op& raw : block.ops) {
+    if (is_loss(raw)) continue;
+    if (raw.kind == OpKind::Communication) {
+      const auto& c = std::get<model::CommShape>(raw.shape);
+      const double per_gpu_tokens = s.instance_tokens * f / gpus;
+      const double token_bytes = c.elements_per_copy * c.bytes_per_element;
+      // Normal mode sends one copy per destination GPU (and one per node over RDMA); low-latency one per
+      // (token, expert).
+      const double gpu_copies = low_latency ? k : gpus * (1 - std::pow(1 - 1 / gpus, k));
+      const double node_hit = 1 - std::pow(1 - 1.0 / nodes_, k);
+      const double t = alltoall(per_gpu_tokens * gpu_copies * token_bytes, low_latency,
+                                per_gpu_tokens * node_hit * token_bytes);
+      out.comm += t;
+      out.parts.communication += t;
+      continue;
+    }
+    if (raw.kind == OpKind::AttentionCore) {
+      const auto& a = std::get<model::AttentionShape>(raw.shape);
+      const double heads = std::max(1.0, static_cast<double>(a.heads) / tp_);
+      Op p = raw;
+      p.fwd_flops = 2 * heads * (a.qk_dim + a.v_dim) * s.prefill_pairs * f;
+      p.read_bytes = s.prefill_tokens * f * heads * (2.0 * a.qk_dim + a.v_dim) * 2;
+      p.write_bytes = s.prefill_tokens * f * heads * a.v_dim * 2;
+      p.weight_bytes = 0;
+      if (p.fwd_flops > 0) add(p, cost_.time(p).fwd);
+      double context = s.decode_context * f;
+      const double cap = a.window > 0 ? a.window : a.chunk;
+      if (cap > 0) context = std::min(context, s.decode_sequences * f * cap);
+      Op d = p;
+      if (a.kind == model::AttentionKind::MLA) {
+        // Absorbed decode: every head attends over the shared latent (kv_lora + rope) and returns kv_lora wide.
+        const double latent = spec_.mla.kv_lora_rank + spec_.mla.qk_rope_head_dim;
+        d.fwd_flops = 2 * heads * (latent + spec_.mla.kv_lora_rank) * context * q;
+        d.read_bytes = context * latent * 2;
+      } else {
+        const double kv_heads = std::max(1.0, static_cast<double>(a.kv_heads) / tp_);
+        d.fwd_flops = 2 * heads * (a.qk_dim + a.v_dim) * context * q;
+        d.read_bytes = context * kv_heads * (a.qk_dim + a.v_dim) * 2;
+      }
+      d.write_bytes = s.decode_sequences * f * q * heads * a.v_dim * 2;
+      if (d.fwd_flops > 0) add(d, cost_.time(d).fwd);
+      continue;
+    }
+    if (raw.kind == OpKind::KdaChunkScan) {
+      const auto& sc = std::get<model::ScanShape>(raw.shape);
+      const double heads = std::max(1.0, static_cast<double>(sc.heads) / tp_);
+      if (s.prefill_tokens > 0) {
+        const Op p = scale_tokens(workload::shard_for_tp(raw, tp_), f * s.prefill_tokens / rank_tokens);
+        add(p, cost_.time(p).fwd);
+      }
+      if (s.decode_sequences > 0) {
+        // Recurrent form per token and head: decay (d^2), k^T S (2 d^2), the delta-rule rank-1 update (2 d^2),
+        // q^T S (2 d^2); the fp32 state is read and written once per step.
+        Op d = raw;
+        const double state = heads * sc.d_k * sc.d_v;
+        d.fwd_flops = 7 * state * s.decode_sequences * f * q;
+        d.read_bytes = d.write_bytes = state * 4 * s.decode_sequences * f;
+        d.weight_bytes = 0;
+        add(d, cost_.time(d).fwd);
+      }
+      continue;
+    }
+    if (raw.routed) {
+      // Copies reaching one GPU from all ranks, and the local experts some token chose.
+      const double copies = s.instance_tokens * f * k / gpus;
+      Op o = model::scale_routed(raw, copies / (rank_tokens * k));
+      if (raw.kind == OpKind::ExpertGemm) {
+        const double local = (experts + opt_.instance.redundant_experts) / gpus;
+        const double touched = 1 - std::exp(-s.instance_tokens * f * k / experts);
+        const double weights = raw.weight_bytes / experts * local * touched;
+        o.read_bytes -= o.weight_bytes - weights;
+        o.weight_bytes = weights;
+        if (auto* e = std::get_if<model::ExpertGemmShape>(&o.shape)) {
+          e->experts = std::max(1, static_cast<int>(std::lround(local)));
+          e->tokens_per_expert = copies / std::max(1.0, local);
+        }
+      }
+      add(o, cost_.time(o).fwd + cost_.time(o).fwd_quant);
+      continue;
+    }
+    const double share = block.role == model::BlockRole::Head ? head_rows / rank_tokens : 1.0;
+    const Op o = scale_tokens(workload::shard_for_tp(raw, tp_), f * share);
+    const auto t = cost_.time(o);
+    add(o, t.fwd + t.fwd_quant);
+  }
+  if (tp_ > 1 && block.role != model::BlockRole::Embedding) {
+    // Attention output and FFN output are summed over the TP ranks.
+    const double t = 2 * tp_allreduce(rank_tokens * f * spec_.hidden * 2);
+    out.comm += t;
+    out.parts.communication += t;
+  }
+  return out;
+}
+
+// An all-to-all whose transfers all scale with `bytes_per_gpu` takes an almost affine time in it on an idle
+// network (the same flows share the same links at the same rates, only longer), so it is simulated at grid
+// points a quarter octave apart and interpolated linearly between them.
+core::Seconds IterationCostModel::alltoall(double bytes_per_gpu, bool low_latency, double node_bytes) {
+  if (gpus() < 2 || bytes_per_gpu <= 0) return 0;
+  const double ratio = node_bytes / bytes_per_gpu;  // the same for every size of one model and instance
+  const double x = std::log2(bytes_per_gpu) * 4;
+  const int lo = static_cast<int>(std::floor(x));
+  const double a = simulated_alltoall(lo, low_latency, ratio), b = simulated_alltoall(lo + 1, low_latency, ratio);
+  const double b_lo = std::exp2(lo / 4.0), b_hi = std::exp2((lo + 1) / 4.0);
+  return a + (b - a) * (bytes_per_gpu - b_lo) / (b_hi - b_lo);
+}
+
+core::Seconds IterationCostModel::simulated_alltoall(int grid, bool low_latency, double node_ratio) {
+  const auto key = std::make_tuple(low_latency ? 1 : 0, grid, bucket(node_ratio));
+  if (auto it = collectives_.find(key); it != collectives_.end()) return it->second;
+  const double bytes = std::exp2(grid / 4.0);
+  net::CollectiveSpec c;
+  c.op = net::CollectiveOp::alltoall;
+  c.algorithm = low_latency ? net::CollectiveAlgorithm::deepep_ll : net::CollectiveAlgorithm::deepep;
+  c.ranks = opt_.gpus;
+  c.bytes = bytes;
+  if (!low_latency && nodes_ > 1) {
+    const std::size_t n = c.ranks.size();
+    const double per_gpu = bytes / static_cast<double>(n);
+    const double to_node = std::clamp(rounded(node_ratio) * bytes, per_gpu, per_gpu * topo_.gpus_per_node());
+    c.node_bytes.assign(n * static_cast<std::size_t>(nodes_), to_node);
+  }
+  const core::Seconds t = net::simulate_collective(topo_, c, *opt_.network, opt_.efficiency).time_s;
+  collectives_.emplace(key, t);
+  return t;
+}
+
+core::Seconds IterationCostModel::tp_allreduce(double bytes) {
+  if (bytes <= 0) return 0;
+  const auto key = std::make_tuple(2, bucket(bytes), 0);
+  if (auto it = collectives_.find(key); it != collectives_.end()) return it->second;
+  net::CollectiveSpec c;
+  c.op = net::CollectiveOp::allreduce;
+  c.algorithm = net::CollectiveAlgorithm::ring;
+  c.ranks.assign(opt_.gpus.begin(), opt_.gpus.begin() + tp_);
+  c.bytes = rounded(bytes);
+  const core::Seconds t = net::simulate_collective(topo_, c, *opt_.network, opt_.efficiency).time_s;
+  collectives_.emplace(key, t);
+  return t;
+}
+
+}  // namespace k3::serve

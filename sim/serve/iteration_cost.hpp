@@ -1,0 +1,93 @@
+#pragma once
+// The time of one forward iteration of a serving instance (an EP group whose attention runs data-parallel),
+// from the same op list, cost model and network as a training step:
+// - every op of every layer at the iteration's tokens (model::build_ops), sharded TP ways inside a rank;
+// - attention re-costed for serving: prefill over its query-key pairs (the cached prefix included), decode
+//   as absorbed MLA (an MQA over the (kv_lora + rope)-dim latent, DeepSeek-V2 section 2.1 / FlashMLA) or
+//   GQA reading each sequence's KV once per step however many tokens MTP verifies, KDA as its recurrent
+//   update reading and writing each sequence's state;
+// - routed experts at the copies that reach one GPU (uniform over experts: EPLB's goal), reading the
+//   weights of only the local experts some token chose (1 - exp(-copies per expert) of them);
+// - the dispatch and combine of every MoE layer timed as a DeepEP normal (prefill) or low-latency (decode)
+//   all-to-all on the instance's GPUs, alone on the network;
+// - two-batch overlap: the batch in two halves whose all-to-alls run under the other half's compute, so a
+//   MoE layer takes 2 max(compute, comm) of a half, plus one half's compute and comm to fill and drain.
+// Times are memoised on the batch shape rounded to 1/32 of an octave (2.2%), so long traces stay fast; the
+// all-to-alls are simulated a quarter octave apart and interpolated.
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "model/model_spec.hpp"
+#include "sim/cost/cost_model.hpp"
+#include "sim/net/network_factory.hpp"
+#include "sim/serve/serve_spec.hpp"
+#include "topologies/topology.hpp"
+
+namespace k3::serve {
+
+// One iteration of an instance: its most loaded attention-DP rank (every MoE layer waits for the slowest
+// rank), and the tokens of all ranks together (what the experts and the all-to-all carry).
+struct BatchShape {
+  double prefill_tokens = 0;     // new prompt tokens computed on the rank
+  double prefill_pairs = 0;      // their query-key pairs, causal, over the cached prefix too
+  double prefill_last_chunks = 0;  // sequences whose prompt ends in this chunk (they need logits)
+  double decode_sequences = 0;
+  double decode_context = 0;     // sum of the decode sequences' context lengths (KV tokens each step reads)
+  double instance_tokens = 0;    // all ranks: prefill tokens + decode sequences x tokens per step
+};
+
+struct IterationTime {
+  core::Seconds total = 0;
+  core::Seconds attention = 0;     // attention cores, KDA state updates
+  core::Seconds experts = 0;       // routed-expert GEMMs and their activations
+  core::Seconds other_compute = 0; // projections, shared experts, norms, router, head
+  core::Seconds communication = 0; // dispatch + combine (+ TP all-reduce), before overlap
+};
+
+struct InstanceCostOptions {
+  InstanceSpec instance;
+  std::vector<topo::GpuId> gpus;      // the instance's GPUs, whole nodes
+  const net::NetworkModelEntry* network = nullptr;
+  net::LinkEfficiency efficiency;
+  bool two_batch_overlap = true;
+  int mtp_draft_tokens = 0;           // decode verifies 1 + this many tokens per sequence per step
+  double weight_bytes_per_param = 1;
+  double dispatch_bytes_per_element = 1;
+  double combine_bytes_per_element = 2;
+};
+
+class IterationCostModel {
+ public:
+  // `cost` must outlive the model.
+  IterationCostModel(const model::ModelSpec& spec, const topo::Topology& topology, const cost::OpCostModel& cost,
+                     InstanceCostOptions options);
+
+  IterationTime time(const BatchShape& shape);
+  // Tokens one decode step verifies per sequence.
+  int tokens_per_step() const { return 1 + opt_.mtp_draft_tokens; }
+  int gpus() const { return static_cast<int>(opt_.gpus.size()); }
+  int tp() const { return tp_; }
+  std::size_t memo_size() const { return memo_.size(); }
+
+ private:
+  IterationTime compute(const BatchShape& shape);
+  struct HalfCost { core::Seconds compute = 0, comm = 0; IterationTime parts; };
+  HalfCost block_cost(const model::OpBlock& block, const BatchShape& s, double f);
+  core::Seconds alltoall(double bytes_per_gpu, bool low_latency, double node_bytes);
+  core::Seconds simulated_alltoall(int grid, bool low_latency, double node_ratio);
+  core::Seconds tp_allreduce(double bytes);
+
+  const model::ModelSpec& spec_;
+  const topo::Topology& topo_;
+  const cost::OpCostModel& cost_;
+  InstanceCostOptions opt_;
+  int tp_ = 1;
+  int nodes_ = 1;
+  std::map<std::tuple<int, int, int, int, int, int>, IterationTime> memo_;
+  std::map<std::tuple<int, int, int>, core::Seconds> collectives_;
+};
+
+}  // namespace k3::serve

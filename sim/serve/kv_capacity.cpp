@@ -1,0 +1,50 @@
+#include "sim/serve/kv_capacity.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "model/ops.hpp"
+
+namespace k3::serve {
+
+core::Bytes RankKvCapacity::sequence_bytes(double tokens) const {
+  const double pages_needed = std::ceil(tokens / page_tokens);
+  return pages_needed * page_tokens * cache_bytes_per_token_per_gpu + state_bytes_per_sequence_per_gpu;
+}
+
+RankKvCapacity rank_kv_capacity(const model::ModelSpec& spec, const KvCapacityOptions& o,
+                                const core::InputLocation& where) {
+  const int tp = std::max(1, o.gpus / std::max(1, o.instance.attention_dp));
+  model::MicroBatch mb;
+  mb.seq = 1;
+  double replicated = 0, routed = 0;
+  for (const auto& b : model::build_ops(spec, mb)) {
+    if (b.role == model::BlockRole::Mtp && !o.mtp_loaded) continue;
+    for (const auto& op : b.ops) (op.routed ? routed : replicated) += op.params;
+  }
+  const double experts = std::max(1, spec.moe.routed_experts);
+  const double routed_copies = routed * (experts + o.instance.redundant_experts) / experts;
+  RankKvCapacity c;
+  c.page_tokens = o.page_tokens;
+  c.hbm_bytes_per_gpu = o.hbm_bytes_per_gpu;
+  c.weight_bytes_per_gpu = (replicated / tp + routed_copies / o.gpus) * o.weight_bytes_per_param;
+  c.reserve_bytes_per_gpu = o.reserve_fraction * o.hbm_bytes_per_gpu;
+  c.free_bytes_per_gpu = o.hbm_bytes_per_gpu - c.weight_bytes_per_gpu - c.reserve_bytes_per_gpu;
+  if (c.free_bytes_per_gpu <= 0)
+    throw core::InputError(where,
+                           fmt::format("the weights take {:.1f} GB of each GPU's {:.1f} GB and the reserve {:.1f} GB: "
+                                       "nothing is left for the KV cache",
+                                       c.weight_bytes_per_gpu / 1e9, o.hbm_bytes_per_gpu / 1e9,
+                                       c.reserve_bytes_per_gpu / 1e9),
+                           "more nodes per instance, FP8 weights (precision.weights: fp8), attention TP (a smaller attention_dp) or a smaller scheduler.memory_reserve_fraction");
+  const model::KvCache kv = model::kv_cache(spec);
+  const bool mla_cache = spec.count_layers(model::AttentionKind::MLA) > 0;
+  c.cache_bytes_per_token_per_gpu = kv.bytes_per_token / (mla_cache ? 1 : tp);
+  c.state_bytes_per_sequence_per_gpu = kv.state_bytes_per_sequence / tp;
+  c.pages = c.free_bytes_per_gpu / (c.page_tokens * std::max(1.0, c.cache_bytes_per_token_per_gpu));
+  return c;
+}
+
+}  // namespace k3::serve

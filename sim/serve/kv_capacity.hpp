@@ -1,0 +1,43 @@
+#pragma once
+// What one attention-DP rank of an instance can hold: HBM per GPU minus its weights (attention, dense and
+// shared-expert weights on every rank, sharded TP ways inside it; routed experts, EPLB's redundant copies
+// included, spread over the instance's GPUs) minus the reserve, in KV pages. MLA's latent cache is
+// replicated over a rank's TP GPUs (every head reads all of it); GQA caches and KDA states are split by head.
+#include <string>
+
+#include "core/units.hpp"
+#include "model/kv_cache.hpp"
+#include "model/model_spec.hpp"
+#include "sim/serve/serve_spec.hpp"
+
+namespace k3::serve {
+
+struct RankKvCapacity {
+  core::Bytes hbm_bytes_per_gpu = 0;
+  core::Bytes weight_bytes_per_gpu = 0;
+  core::Bytes reserve_bytes_per_gpu = 0;
+  core::Bytes free_bytes_per_gpu = 0;            // for KV pages and states
+  core::Bytes cache_bytes_per_token_per_gpu = 0;
+  core::Bytes state_bytes_per_sequence_per_gpu = 0;
+  int page_tokens = 64;
+  double pages = 0;                              // KV pages one GPU of the rank holds
+
+  // Bytes per GPU one sequence reserves for `tokens` of context (whole pages) and its state.
+  core::Bytes sequence_bytes(double tokens) const;
+};
+
+struct KvCapacityOptions {
+  InstanceSpec instance;
+  int gpus = 8;                       // of the instance
+  core::Bytes hbm_bytes_per_gpu = 0;
+  double weight_bytes_per_param = 1;
+  double reserve_fraction = 0.1;
+  int page_tokens = 64;
+  bool mtp_loaded = false;            // the MTP module's weights are resident (MTP speculative decoding)
+};
+
+// Throws core::InputError at `where` when the weights alone leave no room.
+RankKvCapacity rank_kv_capacity(const model::ModelSpec& spec, const KvCapacityOptions& o,
+                                const core::InputLocation& where);
+
+}  // namespace k3::serve

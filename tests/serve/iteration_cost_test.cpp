@@ -1,0 +1,110 @@
+// The serving cost model's pieces, derived by hand.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/serve/iteration_cost.hpp"
+#include "sim/serve/kv_capacity.hpp"
+#include "sim/serve/request_stream.hpp"
+#include "sim/serve/serving_simulator.hpp"
+#include "tests/serve/serve_fixture.hpp"
+
+namespace {
+
+using k3::test::small_serving;
+
+const char* kWorkload =
+    "workload:\n  arrival: {kind: poisson, rate_per_s: 1}\n  prompt_tokens: 1000\n  output_tokens: 10\n"
+    "  duration_s: 10\n";
+
+TEST(IterationCost, AbsorbedMlaDecodeOverALongContext) {
+  auto in = small_serving(kWorkload);
+  const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
+  k3::serve::InstanceCostOptions o;
+  o.instance = in.spec.deployment.decode;
+  for (int g = 0; g < 16; ++g) o.gpus.push_back(static_cast<k3::topo::GpuId>(g));
+  o.efficiency = cost->efficiency;
+  o.two_batch_overlap = false;
+  k3::serve::IterationCostModel m(in.inputs.model, *in.inputs.topology, *cost->cost, o);
+  // One sequence at 2^20 tokens of context. Each of DeepSeek-V3's 61 MLA layers reads the latent cache once,
+  // 2^20 x (512 + 64) x 2 B = 1.21 GB, and computes 2 x 128 heads x (576 + 512) x 2^20 = 292 GFLOP (QK over the
+  // 576-dim latent, PV back to 512). On an H100 (989 TFLOP/s BF16 x 0.60 attention efficiency = 593 TFLOP/s;
+  // 3.35 TB/s x 0.90 = 3.02 TB/s) that is 492 us of math against 400 us of reads: compute-bound.
+  k3::serve::BatchShape s;
+  s.decode_sequences = 1;
+  s.decode_context = std::exp2(20.0);
+  s.instance_tokens = 1;
+  const auto t = m.time(s);
+  const auto& dev = cost->cost->device();
+  const double flops = 2.0 * 128 * (576 + 512) * std::exp2(20.0);
+  const double bytes = std::exp2(20.0) * 576 * 2;
+  const double per_layer = std::max(flops / (dev.bf16_flops_per_s * cost->cost->defaults().attention_fwd.value),
+                                    bytes / (dev.hbm_bytes_per_s * cost->cost->defaults().hbm.value));
+  EXPECT_NEAR(per_layer, 492e-6, 5e-6);
+  EXPECT_NEAR(t.attention, 61 * per_layer, 1e-9);
+  // With MTP verifying two tokens per step the reads stay and the math doubles; the MTP module's own MLA layer
+  // runs once per draft token at that shape too: 62 layers of 2 x 292 GFLOP.
+  o.mtp_draft_tokens = 1;
+  k3::serve::IterationCostModel mtp(in.inputs.model, *in.inputs.topology, *cost->cost, o);
+  s.instance_tokens = 2;
+  EXPECT_NEAR(mtp.time(s).attention, 62 * 2 * flops / (dev.bf16_flops_per_s * cost->cost->defaults().attention_fwd.value),
+              1e-9);
+}
+
+TEST(IterationCost, ExpectedTokensPerStepFollowsTheAcceptanceChain) {
+  k3::serve::ServeWorkload w;
+  w.mtp_draft_tokens = 2;
+  w.mtp_acceptance = 0.8;
+  // 1 + 0.8 + 0.8^2 = 2.44
+  EXPECT_NEAR(k3::serve::expected_tokens_per_step(w), 2.44, 1e-12);
+}
+
+TEST(KvCapacity, DeepSeekV3OnTwoH100NodesInFp8) {
+  const auto in = small_serving(kWorkload);
+  k3::serve::KvCapacityOptions o;
+  o.instance = in.spec.deployment.decode;  // 2 nodes, attention DP 16: TP 1
+  o.gpus = 16;
+  o.hbm_bytes_per_gpu = in.inputs.topology->gpu_type().hbm_bytes;
+  o.weight_bytes_per_param = 1;
+  o.reserve_fraction = 0.1;
+  o.page_tokens = 64;
+  const auto c = k3::serve::rank_kv_capacity(in.inputs.model, o, {});
+  // Routed experts: 58 MoE layers x 256 experts x 3 x 7168 x 2048 = 653.9B parameters, spread over 16 GPUs: 40.9 GB
+  // each in FP8. The rest of the 671B (17.1B: attention, shared experts, 3 dense layers, embedding and head) sits on
+  // every attention-DP rank: 17.1 GB. About 58.0 GB of weights per GPU.
+  EXPECT_NEAR(c.weight_bytes_per_gpu / 1e9, 58.0, 0.6);
+  // The MLA latent cache: 61 layers x (512 + 64) x 2 B = 70,272 B per token, whole on every GPU of a rank.
+  EXPECT_DOUBLE_EQ(c.cache_bytes_per_token_per_gpu, 70272.0);
+  EXPECT_NEAR(c.free_bytes_per_gpu, 0.9 * c.hbm_bytes_per_gpu - c.weight_bytes_per_gpu, 1.0);
+  // A 1,000-token sequence reserves 16 pages of 64 tokens.
+  EXPECT_DOUBLE_EQ(c.sequence_bytes(1000), 16 * 64 * 70272.0);
+}
+
+TEST(RequestStream, PoissonArrivalsHaveTheirRate) {
+  k3::serve::ServeWorkload w;
+  w.arrival.rate_per_s = 50;
+  w.duration_s = 200;
+  k3::core::Rng rng(3);
+  const auto r = k3::serve::open_loop_requests(w, rng);
+  // 10,000 expected; the count's standard deviation is 100.
+  EXPECT_NEAR(static_cast<double>(r.size()), 10000.0, 400.0);
+  for (std::size_t i = 1; i < r.size(); ++i) ASSERT_GE(r[i].arrival_s, r[i - 1].arrival_s);
+}
+
+TEST(RequestStream, LognormalLengthsKeepTheirMeanAndBounds) {
+  k3::serve::LengthDistribution d;
+  d.kind = k3::serve::LengthDistribution::Kind::lognormal;
+  d.mean = 2000;
+  d.sigma = 0.5;
+  d.min = 1;
+  d.max = 1e9;
+  k3::core::Rng rng(5);
+  double sum = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) sum += k3::serve::draw_length(d, rng);
+  // Rounded down to whole tokens: the mean sits 0.5 below 2000, within the sample's 0.53 x 2000 / sqrt(n) = 7.5.
+  EXPECT_NEAR(sum / n, 1999.5, 25);
+}
+
+}  // namespace

@@ -1,0 +1,75 @@
+// Bad serving scenarios: one InputError naming the file, the key and its line.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/error.hpp"
+#include "sim/input/serve_scenario.hpp"
+#include "tests/serve/serve_fixture.hpp"
+
+namespace {
+
+k3::core::InputError error_of(const std::string& yaml) {
+  try {
+    k3::input::parse_serve_scenario(yaml, "bad.yaml");
+  } catch (const k3::core::InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error for:\n" << yaml;
+  return k3::core::InputError({}, "");
+}
+
+const char* kWorkload =
+    "workload:\n  arrival: {kind: poisson, rate_per_s: 1}\n  prompt_tokens: 100\n  output_tokens: 10\n"
+    "  duration_s: 10\n";
+
+TEST(ServeScenario, TheFixtureParses) {
+  const auto s = k3::input::parse_serve_scenario(k3::test::small_serving_yaml(kWorkload), "small.yaml");
+  EXPECT_EQ(s.spec.deployment.prefill.nodes, 2);
+  EXPECT_EQ(s.spec.deployment.decode.attention_dp, 16);
+  EXPECT_DOUBLE_EQ(s.spec.workload.prompt.mean, 100);
+  EXPECT_DOUBLE_EQ(s.spec.dispatch_bytes_per_element, 1 + 4.0 / 128);
+}
+
+TEST(ServeScenario, AnUnknownKeyNamesItsLine) {
+  const auto e = error_of(k3::test::small_serving_yaml(kWorkload) + "schedular: {}\n");
+  EXPECT_EQ(e.where().file, "bad.yaml");
+  EXPECT_EQ(e.where().key, "schedular");
+  EXPECT_GT(e.where().line, 0);
+}
+
+TEST(ServeScenario, OutOfRangeValuesNameTheirKey) {
+  auto yaml = k3::test::small_serving_yaml(
+      "workload:\n  arrival: {kind: poisson, rate_per_s: 1}\n  prompt_tokens: 100\n  output_tokens: 10\n"
+      "  duration_s: 10\n  prefix_cache_hit: 1.5\n");
+  EXPECT_EQ(error_of(yaml).where().key, "workload.prefix_cache_hit");
+  yaml = k3::test::small_serving_yaml(
+      "workload:\n  arrival: {kind: poisson, rate_per_s: -1}\n  prompt_tokens: 100\n  output_tokens: 10\n"
+      "  duration_s: 10\n");
+  EXPECT_EQ(error_of(yaml).where().key, "workload.arrival.rate_per_s");
+  yaml = k3::test::small_serving_yaml(
+      "workload:\n  arrival: {kind: bursty}\n  prompt_tokens: 100\n  output_tokens: 10\n  duration_s: 10\n");
+  EXPECT_EQ(error_of(yaml).where().key, "workload.arrival.kind");
+}
+
+TEST(ServeScenario, ColocatedTakesOneInstanceType) {
+  const std::string yaml =
+      "model: deepseek-v3\ncluster: {topology: h100-rail, nodes: 4}\n"
+      "deployment:\n  kind: colocated\n  prefill: {nodes: 2, attention_dp: 16}\n" +
+      std::string(kWorkload);
+  EXPECT_EQ(error_of(yaml).where().key, "deployment");
+}
+
+TEST(ServeScenario, ATraceLineThatIsNotANumberNamesTheTraceAndLine) {
+  const std::string path = std::string(K3SIM_BINARY_DIR) + "/serve-bad-trace.csv";
+  {
+    std::ofstream f(path);
+    f << "arrival_s,prompt_tokens,output_tokens\n0.5,100,10\n1.0,lots,10\n";
+  }
+  const auto e = error_of(k3::test::small_serving_yaml("workload:\n  arrival: {kind: trace, file: " + path +
+                                                        "}\n  duration_s: 10\n"));
+  EXPECT_EQ(e.where().file, path);
+  EXPECT_EQ(e.where().line, 3);
+}
+
+}  // namespace

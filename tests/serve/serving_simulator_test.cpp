@@ -1,0 +1,122 @@
+// Properties of the serving simulation that hold whatever the cost model says: Little's law, a lone request's
+// TTFT, saturation, capacity errors, determinism.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "sim/serve/iteration_cost.hpp"
+#include "sim/serve/serving_simulator.hpp"
+#include "tests/serve/serve_fixture.hpp"
+
+namespace {
+
+using k3::test::small_serving;
+
+k3::serve::ServeResult run(const k3::input::ServeInputs& in) {
+  return k3::serve::simulate_serving(in.inputs.model, *in.inputs.topology, nullptr, in.spec);
+}
+
+const char* kPoisson =
+    "workload:\n"
+    "  arrival: {kind: poisson, rate_per_s: 4}\n"
+    "  prompt_tokens: {kind: lognormal, mean: 1500, sigma: 0.6, min: 64, max: 8192}\n"
+    "  output_tokens: {kind: uniform, min: 20, max: 200}\n"
+    "  duration_s: 60\n";
+
+TEST(ServingSimulator, LittlesLawHoldsOnTheSimulatedQueue) {
+  const auto r = run(small_serving(kPoisson));
+  ASSERT_GT(r.requests, 100);
+  // L = lambda W: the time-average number in the system (integrated at every arrival and departure) against the
+  // arrival rate times the mean time in the system (summed per request), over the whole run.
+  EXPECT_NEAR(r.mean_in_system, r.rate_times_latency, 0.02 * r.rate_times_latency);
+}
+
+TEST(ServingSimulator, LoneRequestTtftIsOnePrefillIteration) {
+  // One request every 100 s: nothing queues, so TTFT is the prefill forward of one 2,000-token prompt on one
+  // attention-DP rank (the other 15 ranks idle), as the iteration model costs it.
+  auto in = small_serving(
+      "workload:\n  arrival: {kind: poisson, rate_per_s: 0.01}\n  prompt_tokens: 2000\n  output_tokens: 10\n"
+      "  duration_s: 2000\n");
+  const auto r = run(in);
+  ASSERT_GT(r.measured, 5);
+  const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
+  k3::serve::InstanceCostOptions o;
+  o.instance = in.spec.deployment.prefill;
+  for (int g = 0; g < 16; ++g) o.gpus.push_back(static_cast<k3::topo::GpuId>(g));
+  o.network = in.spec.network;
+  o.efficiency = cost->efficiency;
+  o.dispatch_bytes_per_element = in.spec.dispatch_bytes_per_element;
+  k3::serve::IterationCostModel m(in.inputs.model, *in.inputs.topology, *cost->cost, o);
+  k3::serve::BatchShape s;
+  s.prefill_tokens = 2000;
+  s.prefill_pairs = 2000.0 * 2000 / 2;
+  s.prefill_last_chunks = 1;
+  s.instance_tokens = 2000;
+  const double prefill = m.time(s).total;
+  EXPECT_NEAR(r.ttft.p50, prefill, 1e-9);
+  EXPECT_NEAR(r.ttft.max, prefill, 1e-9);
+}
+
+TEST(ServingSimulator, ThroughputGrowsWithTheRateThenSaturates) {
+  std::vector<double> out;
+  for (double rate : {1.0, 2.0, 512.0, 1024.0}) {
+    auto in = small_serving(kPoisson);
+    in.spec.workload.arrival.rate_per_s = rate;
+    in.spec.workload.duration_s = 30;
+    in.spec.workload.warmup_s = 10;
+    out.push_back(run(in).output_tokens_per_s);
+  }
+  // Far below capacity every request is served: output doubles with the rate (within the Poisson noise of a
+  // 20 s window); far above it the deployment is busy all the time and output stops growing.
+  EXPECT_NEAR(out[1] / out[0], 2.0, 0.4);
+  EXPECT_LT(out[3] / out[2], 1.15);
+  EXPECT_GT(out[2], 4 * out[1]);
+}
+
+TEST(ServingSimulator, SameSeedSameResultOtherSeedOtherStream) {
+  const auto a = run(small_serving(kPoisson));
+  const auto b = run(small_serving(kPoisson));
+  EXPECT_EQ(a.requests, b.requests);
+  EXPECT_EQ(a.ttft.p99, b.ttft.p99);
+  EXPECT_EQ(a.output_tokens_per_s, b.output_tokens_per_s);
+  const auto c = run(small_serving(kPoisson, {{"seed", "7"}}));
+  EXPECT_NE(a.requests, c.requests);
+}
+
+TEST(ServingSimulator, ARequestWhoseKvCannotFitIsAnInputError) {
+  // 4M tokens of context: DeepSeek-V3's 70,272 B per token (61 MLA layers x 576 x 2 B) is 295 GB, more than an
+  // H100 holds.
+  auto in = small_serving(
+      "workload:\n  arrival: {kind: poisson, rate_per_s: 1}\n  prompt_tokens: 4M\n  output_tokens: 10\n"
+      "  duration_s: 10\n");
+  try {
+    run(in);
+    FAIL() << "expected an InputError";
+  } catch (const k3::core::InputError& e) {
+    EXPECT_EQ(e.where().key, "workload");
+    EXPECT_NE(std::string(e.what()).find("KV cache"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ServingSimulator, ADeploymentLargerThanTheClusterIsAnInputError) {
+  auto in = small_serving(kPoisson);
+  in.spec.deployment.decode.nodes = 8;
+  in.spec.deployment.decode.attention_dp = 64;
+  EXPECT_THROW(run(in), k3::core::InputError);
+}
+
+TEST(ServingSimulator, ClosedLoopKeepsItsConcurrencyAndKvStaysWithinCapacity) {
+  const auto r = run(small_serving(
+      "workload:\n  arrival: {kind: closed_loop, concurrency: 256}\n  prompt_tokens: 3000\n  output_tokens: 300\n"
+      "  duration_s: 40\n  warmup_s: 10\n"));
+  // 256 requests in the system at every instant until arrivals stop (then it drains): the time average over the
+  // run sits a little below 256.
+  EXPECT_LE(r.mean_in_system, 256.0);
+  EXPECT_GT(r.mean_in_system, 200.0);
+  EXPECT_LE(r.peak_kv_utilisation, 1.0);
+  EXPECT_GT(r.peak_kv_utilisation, 0.0);
+  EXPECT_GT(r.mean_decode_batch_per_rank, 1.0);
+}
+
+}  // namespace
