@@ -10,6 +10,8 @@
 
 #include "core/error.hpp"
 #include "core/quantity.hpp"
+#include "core/version.hpp"
+#include "reports/sections/serve.hpp"
 #include "results/serve_output.hpp"
 #include "sim/input/serve_scenario.hpp"
 #include "sim/serve/serving_simulator.hpp"
@@ -23,8 +25,18 @@ struct ServeOptions {
   std::vector<std::string> sets;
   std::string rates;
   std::string profile;
+  std::string report;
   bool json = false;
 };
+
+void report(const ServeOptions& o, const input::ServeInputs& in, const nlohmann::json& j) {
+  if (o.report.empty()) return;
+  std::string command = "k3sim serve " + o.scenario;
+  for (const auto& s : o.sets) command += " --set " + s;
+  if (!o.rates.empty()) command += " --rates " + o.rates;
+  reports::write_serve_report(o.report, j, {command, std::string(core::version_string()), in.spec.seed, "Scenario YAML as run",
+                                            in.inputs.scenario.yaml_text, {}});
+}
 
 void run(const ServeOptions& o) {
   const input::ServeInputs in = input::load_serve_inputs(o.scenario, o.sets, o.profile);
@@ -32,7 +44,9 @@ void run(const ServeOptions& o) {
   const auto& topology = *in.inputs.topology;
   if (o.rates.empty()) {
     const serve::ServeResult r = serve::simulate_serving(model, topology, in.inputs.profile_or_null(), in.spec);
-    fmt::print("{}", o.json ? results::serve_to_json(r).dump(2) + "\n" : results::serve_to_text(r));
+    const nlohmann::json j = results::serve_to_json(r);
+    report(o, in, j);
+    fmt::print("{}", o.json ? j.dump(2) + "\n" : results::serve_to_text(r));
     return;
   }
   const auto rates = core::parse_quantity_list(o.rates);
@@ -45,10 +59,12 @@ void run(const ServeOptions& o) {
     spec.workload.arrival.rate_per_s = rate;
     curve.emplace_back(rate, serve::simulate_serving(model, topology, in.inputs.profile_or_null(), spec));
   }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [rate, r] : curve) rows.push_back({{"rate_per_s", rate}, {"result", results::serve_to_json(r)}});
+  const nlohmann::json j{{"name", in.spec.name}, {"curve", rows}};
+  report(o, in, j);
   if (o.json) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& [rate, r] : curve) rows.push_back({{"rate_per_s", rate}, {"result", results::serve_to_json(r)}});
-    fmt::print("{}\n", nlohmann::json{{"name", in.spec.name}, {"curve", rows}}.dump(2));
+    fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("# {}: Poisson arrivals at each rate, {:.0f} s window\n{}", in.spec.name,
                in.spec.workload.duration_s - in.spec.workload.warmup_s, results::serve_curve_to_text(curve));
@@ -63,6 +79,7 @@ void attach_serve(CLI::App& command, int& exit_status) {
   command.add_option("--set", o->sets, "Override a scenario key: key=value (repeatable)");
   command.add_option("--rates", o->rates, "Poisson arrival rates in requests/s (1,2,4 or 1:64 doubling): the latency-throughput curve");
   command.add_option("--profile", o->profile, "Calibration profile JSON (from k3sim calibrate)");
+  command.add_option("--report", o->report, "Write a self-contained HTML report to this file");
   command.add_flag("--json", o->json, "Print JSON");
   command.callback([o, &exit_status] {
     run(*o);
