@@ -126,4 +126,64 @@ std::string serve_curve_to_text(const std::vector<std::pair<double, serve::Serve
   return s;
 }
 
+nlohmann::json serve_compare_to_json(const std::vector<serve::ServeResult>& results) {
+  struct Row { const char* label; const char* unit; const char* pointer; double scale; };
+  const Row metrics[] = {
+      {"output per node", "tokens/s", "/throughput/output_tokens_per_s_per_node", 1},
+      {"input per node", "tokens/s", "/throughput/input_tokens_per_s_per_node", 1},
+      {"output per decode node", "tokens/s", "/throughput/output_tokens_per_s_per_decode_node", 1},
+      {"TTFT P50", "ms", "/ttft/p50_s", 1e3},
+      {"TTFT P99", "ms", "/ttft/p99_s", 1e3},
+      {"TPOT P50", "ms", "/tpot/p50_s", 1e3},
+      {"TPOT P99", "ms", "/tpot/p99_s", 1e3},
+      {"end-to-end P50", "ms", "/e2e_latency/p50_s", 1e3},
+      {"goodput", "requests/s", "/goodput_requests_per_s", 1},
+      {"SLO attainment", "%", "/slo_attainment", 100},
+      {"decode batch per rank", "sequences", "/mean_decode_batch_per_rank", 1},
+      {"peak KV use", "%", "/peak_kv_utilisation", 100},
+      {"KV cache per token per decode GPU", "B", "/kv_capacity/decode/cache_bytes_per_token_per_gpu", 1},
+      {"free HBM per decode GPU", "GB", "/kv_capacity/decode/free_bytes_per_gpu", 1e-9},
+      {"GPUs", "", "/deployment/gpus", 1},
+  };
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& r : results) list.push_back(serve_to_json(r));
+  nlohmann::json out_rows = nlohmann::json::array();
+  for (const auto& m : metrics) {
+    nlohmann::json values = nlohmann::json::array();
+    const double base = list.front().at(nlohmann::json::json_pointer(m.pointer)).get<double>();
+    for (const auto& j : list) {
+      const double v = j.at(nlohmann::json::json_pointer(m.pointer)).get<double>();
+      nlohmann::json c{{"value", v * m.scale}};
+      if (base != 0) c["delta_fraction"] = (v - base) / base;
+      values.push_back(c);
+    }
+    out_rows.push_back({{"label", m.label}, {"unit", m.unit}, {"pointer", m.pointer}, {"values", values}});
+  }
+  nlohmann::json usd = nlohmann::json::array();
+  for (const auto& r : results) usd.push_back(r.usd_per_million_output_tokens ? nlohmann::json(*r.usd_per_million_output_tokens) : nlohmann::json());
+  return {{"baseline", list.front().at("name")}, {"results", list}, {"metrics", out_rows},
+          {"usd_per_million_output_tokens", usd}};
+}
+
+std::string serve_compare_to_text(const nlohmann::json& compare) {
+  std::string out = fmt::format("{:<40}", "deltas against " + compare.at("baseline").get<std::string>());
+  for (const auto& r : compare.at("results")) out += fmt::format(" {:>26}", r.at("name").get<std::string>());
+  out += "\n";
+  for (const auto& m : compare.at("metrics")) {
+    const std::string unit = m.at("unit").get<std::string>();
+    out += fmt::format("{:<40}", (m.at("label").get<std::string>() + (unit.empty() ? "" : " (" + unit + ")")).substr(0, 40));
+    bool first = true;
+    for (const auto& c : m.at("values")) {
+      if (first || !c.contains("delta_fraction")) {
+        out += fmt::format(" {:>26.4g}", c.at("value").get<double>());
+      } else {
+        out += fmt::format(" {:>16.4g} ({:+6.1f}%)", c.at("value").get<double>(), 100 * c.at("delta_fraction").get<double>());
+      }
+      first = false;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace k3::results

@@ -11,7 +11,10 @@
 #include <memory>
 #include <set>
 
+#include "results/serve_output.hpp"
 #include "sim/input/scenario_inputs.hpp"
+#include "sim/input/serve_scenario.hpp"
+#include "sim/serve/serving_simulator.hpp"
 #include "reports/sections/sweep.hpp"
 #include "core/version.hpp"
 #include "model/kv_cache.hpp"
@@ -192,7 +195,28 @@ std::string compare_text(const nlohmann::json& j) {
   return out;
 }
 
+// Serving scenarios side by side: each simulated as `k3sim serve` would.
+int compare_serving(const CompareOptions& o) {
+  if (!o.report.empty())
+    throw core::InputError({"--report", "", 0}, "compare writes no report for serving scenarios yet",
+                           "--json or the text table; `k3sim serve --report` for one scenario");
+  std::vector<serve::ServeResult> results;
+  for (const auto& path : o.scenarios) {
+    const auto in = input::load_serve_inputs(path, o.sets, o.profile);
+    results.push_back(serve::simulate_serving(in.inputs.model, *in.inputs.topology, in.inputs.profile_or_null(), in.spec));
+  }
+  const auto j = results::serve_compare_to_json(results);
+  fmt::print("{}", o.json ? j.dump(2) + "\n" : results::serve_compare_to_text(j));
+  return 0;
+}
+
 int compare(const CompareOptions& o) {
+  std::size_t serving = 0;
+  for (const auto& path : o.scenarios) serving += input::is_serve_scenario(path) ? 1 : 0;
+  if (serving == o.scenarios.size()) return compare_serving(o);
+  if (serving > 0)
+    throw core::InputError({o.scenarios.front(), "", 0}, "training and serving scenarios cannot be compared together",
+                           "all training scenarios (k3sim run) or all serving scenarios (k3sim serve)");
   std::vector<input::Override> sets;
   for (const auto& s : o.sets) sets.push_back(input::parse_override(s));
   std::vector<sweep::Variant> variants;

@@ -214,6 +214,11 @@ ServeScenario parse_serve_scenario(const std::string& yaml_text, const std::stri
   return out;
 }
 
+bool is_serve_scenario(const std::string& path) {
+  const auto doc = YamlValue::parse_string(core::read_text_file(path, "a scenario YAML file (see scenarios/README.md)"), path);
+  return doc.is_map() && doc.has("deployment");
+}
+
 ServeScenario load_serve_scenario(const std::string& path, const std::vector<Override>& overrides) {
   return parse_serve_scenario(core::read_text_file(path, "a serving scenario YAML file (see scenarios/README.md)"),
                               path, overrides);

@@ -17,6 +17,9 @@ struct ServeScenario {
   std::string yaml_text;   // after overrides
 };
 
+// Whether the YAML file is a serving scenario (it has a top-level `deployment:`); InputError when it cannot be read.
+bool is_serve_scenario(const std::string& path);
+
 ServeScenario parse_serve_scenario(const std::string& yaml_text, const std::string& source_name,
                                    const std::vector<Override>& overrides = {});
 ServeScenario load_serve_scenario(const std::string& path, const std::vector<Override>& overrides = {});

@@ -177,7 +177,8 @@ class ServingRun {
                       "a {} rank has {:.2f} GB per GPU after {:.1f} GB of weights and the reserve",
                       id, q.r.prompt_tokens, q.r.output_tokens, need / 1e9, kv == &prefill_kv_ ? "prefill" : "decode",
                       kv->free_bytes_per_gpu / 1e9, kv->weight_bytes_per_gpu / 1e9),
-          "shorter requests (workload.prompt_tokens / output_tokens), more nodes per instance or a smaller "
+          "shorter requests (workload.prompt_tokens / output_tokens), more nodes per instance, attention TP (a smaller "
+          "attention_dp) or a smaller "
           "scheduler.memory_reserve_fraction");
     }
   }

@@ -40,3 +40,27 @@ TEST(ServeCli, BadInputExitsTwoNamingTheProblem) {
   r = run_k3sim("serve no-such-file.yaml");
   EXPECT_EQ(r.exit_status, 2);
 }
+
+TEST(ServeCli, CompareTakesServingScenarios) {
+  const auto r = run_k3sim(
+      "compare scenarios/serving/deepseek-v3-h100-96-serving.yaml scenarios/serving/deepseek-v3-h100-96-serving.yaml "
+      "--set workload.duration_s=10 --set workload.warmup_s=2 --json");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.at("results").size(), 2u);
+  for (const auto& m : j.at("metrics")) {
+    // The same scenario twice: every delta is zero.
+    EXPECT_DOUBLE_EQ(m.at("values")[1].value("delta_fraction", 0.0), 0.0) << m.at("label");
+  }
+  const auto mixed = run_k3sim("compare scenarios/serving/deepseek-v3-h100-96-serving.yaml scenarios/k3-h200-2048.yaml");
+  EXPECT_EQ(mixed.exit_status, 2);
+  EXPECT_NE(mixed.err.find("cannot be compared together"), std::string::npos) << mixed.err;
+}
+
+TEST(ServeCli, SearchRatioMarksTheBestSplit) {
+  const auto r = run_k3sim("serve scenarios/serving/deepseek-v3-h100-96-serving.yaml --set workload.duration_s=10 "
+                           "--set workload.warmup_s=2 --search-ratio -j 2");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.out.find("<- best"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("does not fit"), std::string::npos) << r.out;
+}

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "sim/serve/iteration_cost.hpp"
+#include "sim/serve/ratio_search.hpp"
 #include "sim/serve/serving_simulator.hpp"
 #include "tests/serve/serve_fixture.hpp"
 
@@ -117,6 +118,26 @@ TEST(ServingSimulator, ClosedLoopKeepsItsConcurrencyAndKvStaysWithinCapacity) {
   EXPECT_LE(r.peak_kv_utilisation, 1.0);
   EXPECT_GT(r.peak_kv_utilisation, 0.0);
   EXPECT_GT(r.mean_decode_batch_per_rank, 1.0);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(RatioSearch, SplitsWhoseWeightsDoNotFitAreListedWithTheReason) {
+  // 4 nodes of H100 split 1:3, 2:2, 3:1. DeepSeek-V3 in FP8 on one node: 653.9B routed parameters over 8 GPUs is
+  // 81.7 GB per GPU before the 17.1 GB every rank holds, more than an H100's 80 GB, so only 2:2 fits.
+  const auto in = small_serving(kPoisson);
+  const auto s = k3::serve::search_prefill_decode_ratio(in.inputs.model, *in.inputs.topology, nullptr, in.spec, 2);
+  ASSERT_EQ(s.points.size(), 3u);
+  EXPECT_FALSE(s.points[0].fits);
+  EXPECT_NE(s.points[0].why.find("weights"), std::string::npos) << s.points[0].why;
+  EXPECT_TRUE(s.points[1].fits);
+  EXPECT_FALSE(s.points[2].fits);
+  EXPECT_EQ(s.best, 1);
+  EXPECT_EQ(s.points[1].prefill_nodes, 2);
+  // The same split as the scenario's own: the same result.
+  EXPECT_EQ(s.points[1].result.ttft.p99, run(in).ttft.p99);
 }
 
 }  // namespace
