@@ -14,7 +14,7 @@ mode="timed" seconds="${1:-60}"
 if [[ "${seconds}" == "--ci" ]]; then mode="ci"; fi
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(scenario topology hf_config)
+[[ ${#targets[@]} -gt 0 ]] || targets=(scenario serve_scenario topology hf_config)
 jobs="${FUZZ_BUILD_JOBS:-$(nproc)}"
 
 cmake --preset fuzz >/dev/null
@@ -24,6 +24,7 @@ cmake --build build/fuzz --target $(printf 'fuzz_%s ' "${targets[@]}") -j "${job
 seed_files() {
   case "$1" in
     scenario) ls scenarios/*.yaml ;;
+    serve_scenario) ls scenarios/serving/*.yaml ;;
     topology) ls topologies/presets/*.yaml ;;
     hf_config) ls tests/model/fixtures/*/config.json ;;
   esac
@@ -37,7 +38,7 @@ for t in "${targets[@]}"; do
   if [[ "${mode}" == "ci" ]]; then
     rm -rf "${corpus}"
     # Inputs per target: about 40 s at the rates measured on the 2-core CI machine (4.5K, 0.9K, 20K/s).
-    case "${t}" in scenario) budget=(-runs=180000) ;; topology) budget=(-runs=36000) ;; *) budget=(-runs=800000) ;; esac
+    case "${t}" in scenario | serve_scenario) budget=(-runs=180000) ;; topology) budget=(-runs=36000) ;; *) budget=(-runs=800000) ;; esac
     budget+=(-seed=1)
   else
     budget=(-max_total_time="${seconds}")

@@ -35,6 +35,21 @@ LatencyStats latency_stats(std::vector<double> v) {
   return s;
 }
 
+InstanceCostOptions instance_cost_options(const ServeSpec& spec, const net::LinkEfficiency& efficiency,
+                                          const InstanceSpec& instance, std::vector<topo::GpuId> gpus, bool decode) {
+  InstanceCostOptions o;
+  o.instance = instance;
+  o.gpus = std::move(gpus);
+  o.network = spec.network;
+  o.efficiency = efficiency;
+  o.two_batch_overlap = spec.scheduler.two_batch_overlap;
+  o.mtp_draft_tokens = decode ? spec.workload.mtp_draft_tokens : 0;
+  o.weight_bytes_per_param = spec.weight_bytes_per_param;
+  o.dispatch_bytes_per_element = spec.dispatch_bytes_per_element;
+  o.combine_bytes_per_element = spec.combine_bytes_per_element;
+  return o;
+}
+
 namespace {
 
 // Iteration ends settle before arrivals at the same instant, so a request never sees a half-finished step.
@@ -110,16 +125,7 @@ class ServingRun {
       for (int g = 0; g < is.nodes * gpn; ++g) inst.gpus.push_back(static_cast<topo::GpuId>(next_node * gpn + g));
       next_node += is.nodes;
       inst.ranks.resize(static_cast<std::size_t>(is.attention_dp));
-      InstanceCostOptions o;
-      o.instance = is;
-      o.gpus = inst.gpus;
-      o.network = spec_.network;
-      o.efficiency = in_.efficiency;
-      o.two_batch_overlap = spec_.scheduler.two_batch_overlap;
-      o.mtp_draft_tokens = decode ? spec_.workload.mtp_draft_tokens : 0;
-      o.weight_bytes_per_param = spec_.weight_bytes_per_param;
-      o.dispatch_bytes_per_element = spec_.dispatch_bytes_per_element;
-      o.combine_bytes_per_element = spec_.combine_bytes_per_element;
+      const InstanceCostOptions o = instance_cost_options(spec_, in_.efficiency, is, inst.gpus, decode);
       try {
         inst.cost = std::make_unique<IterationCostModel>(*in_.model, topo, *in_.cost, o);
       } catch (const core::InputError& e) {
@@ -559,18 +565,9 @@ ServeResult simulate_serving(const model::ModelSpec& model, const topo::Topology
 namespace {
 
 IterationCostModel phase_model(const ServingInputs& in, const ServeSpec& spec, const InstanceSpec& is, bool decode) {
-  InstanceCostOptions o;
-  o.instance = is;
-  const int gpn = in.topology->gpus_per_node();
-  for (int g = 0; g < is.nodes * gpn; ++g) o.gpus.push_back(static_cast<topo::GpuId>(g));
-  o.network = spec.network;
-  o.efficiency = in.efficiency;
-  o.two_batch_overlap = spec.scheduler.two_batch_overlap;
-  o.mtp_draft_tokens = decode ? spec.workload.mtp_draft_tokens : 0;
-  o.weight_bytes_per_param = spec.weight_bytes_per_param;
-  o.dispatch_bytes_per_element = spec.dispatch_bytes_per_element;
-  o.combine_bytes_per_element = spec.combine_bytes_per_element;
-  return IterationCostModel(*in.model, *in.topology, *in.cost, o);
+  std::vector<topo::GpuId> gpus;
+  for (int g = 0; g < is.nodes * in.topology->gpus_per_node(); ++g) gpus.push_back(static_cast<topo::GpuId>(g));
+  return IterationCostModel(*in.model, *in.topology, *in.cost, instance_cost_options(spec, in.efficiency, is, gpus, decode));
 }
 
 }  // namespace

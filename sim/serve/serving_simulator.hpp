@@ -11,6 +11,7 @@
 #include "model/model_spec.hpp"
 #include "sim/cost/cost_model.hpp"
 #include "sim/net/network_factory.hpp"
+#include "sim/serve/iteration_cost.hpp"
 #include "sim/serve/serve_result.hpp"
 #include "sim/serve/serve_spec.hpp"
 #include "topologies/topology.hpp"
@@ -23,6 +24,10 @@ struct ServingInputs {
   const cost::OpCostModel* cost = nullptr;
   net::LinkEfficiency efficiency;   // links, and DeepEP's copy rate
 };
+
+// The cost options of one instance of the deployment on `gpus` (whole nodes); decode instances verify the MTP drafts.
+InstanceCostOptions instance_cost_options(const ServeSpec& spec, const net::LinkEfficiency& efficiency,
+                                          const InstanceSpec& instance, std::vector<topo::GpuId> gpus, bool decode);
 
 // Throws core::InputError (naming spec.source and the key) when the deployment does not fit the topology,
 // the weights leave no KV room, or a request's KV does not fit one rank.

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/yaml_input.hpp"
 #include "sim/input/scenario.hpp"
+#include "sim/input/serve_scenario.hpp"
 #include "topologies/load.hpp"
 
 namespace k3::fuzz {
@@ -25,6 +26,10 @@ inline std::string as_text(const std::uint8_t* data, std::size_t size) {
 
 inline void load_scenario_bytes(const std::uint8_t* data, std::size_t size) {
   (void)input::parse_scenario(as_text(data, size), "fuzz.yaml");
+}
+
+inline void load_serve_scenario_bytes(const std::uint8_t* data, std::size_t size) {
+  (void)input::parse_serve_scenario(as_text(data, size), "fuzz.yaml");
 }
 
 inline void load_topology_bytes(const std::uint8_t* data, std::size_t size) {

@@ -61,6 +61,12 @@ TEST(FuzzRegressions, ShippedScenariosLoad) {
   EXPECT_EQ(replay(k3::fuzz::load_scenario_bytes, shipped, "fuzz.yaml"), 0);
 }
 
+TEST(FuzzRegressions, ShippedServingScenariosLoad) {
+  const auto shipped = files_in(kSource + "/scenarios/serving", ".yaml");
+  ASSERT_GE(shipped.size(), 3u);  // k3, k3-448 and the SGLang DeepSeek-V3 deployment
+  EXPECT_EQ(replay(k3::fuzz::load_serve_scenario_bytes, shipped, "fuzz.yaml"), 0);
+}
+
 TEST(FuzzRegressions, ShippedTopologyPresetsLoad) {
   const auto shipped = files_in(kSource + "/topologies/presets", ".yaml");
   ASSERT_GE(shipped.size(), 5u);

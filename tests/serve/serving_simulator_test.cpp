@@ -42,13 +42,11 @@ TEST(ServingSimulator, LoneRequestTtftIsOnePrefillIteration) {
   const auto r = run(in);
   ASSERT_GT(r.measured, 5);
   const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
-  k3::serve::InstanceCostOptions o;
-  o.instance = in.spec.deployment.prefill;
-  for (int g = 0; g < 16; ++g) o.gpus.push_back(static_cast<k3::topo::GpuId>(g));
-  o.network = in.spec.network;
-  o.efficiency = cost->efficiency;
-  o.dispatch_bytes_per_element = in.spec.dispatch_bytes_per_element;
-  k3::serve::IterationCostModel m(in.inputs.model, *in.inputs.topology, *cost->cost, o);
+  std::vector<k3::topo::GpuId> gpus;
+  for (int g = 0; g < 16; ++g) gpus.push_back(static_cast<k3::topo::GpuId>(g));
+  k3::serve::IterationCostModel m(in.inputs.model, *in.inputs.topology, *cost->cost,
+                                  k3::serve::instance_cost_options(in.spec, cost->efficiency, in.spec.deployment.prefill,
+                                                                   gpus, false));
   k3::serve::BatchShape s;
   s.prefill_tokens = 2000;
   s.prefill_pairs = 2000.0 * 2000 / 2;
