@@ -74,8 +74,11 @@ nlohmann::json serve_to_json(const serve::ServeResult& r) {
 std::string serve_to_text(const serve::ServeResult& r) {
   std::string s;
   auto line = [&s](const std::string& l) { s += l + "\n"; };
-  line(fmt::format("{}: {} on {} ({}, {} GPUs: {} prefill + {} decode nodes)", r.name, r.model, r.topology,
-                   r.deployment, r.gpus, r.prefill_nodes, r.deployment == "colocated" ? 0 : r.decode_nodes));
+  line(r.deployment == "colocated"
+           ? fmt::format("{}: {} on {} (colocated prefill and decode, {} GPUs on {} nodes)", r.name, r.model,
+                         r.topology, r.gpus, r.nodes)
+           : fmt::format("{}: {} on {} ({}, {} GPUs: {} prefill + {} decode nodes)", r.name, r.model, r.topology,
+                         r.deployment, r.gpus, r.prefill_nodes, r.decode_nodes));
   line(fmt::format("requests          {} simulated, {} measured over a {:.1f} s window ({:.2f} requests/s); "
                    "drained at {:.1f} s",
                    r.requests, r.measured, r.window_s, r.arrival_rate_per_s, r.simulated_s));
@@ -92,7 +95,11 @@ std::string serve_to_text(const serve::ServeResult& r) {
     line(fmt::format("{:<17} mean {}, P50 {}, P90 {}, P99 {}", name, ms(x.mean), ms(x.p50), ms(x.p90), ms(x.p99)));
   };
   stats("TTFT", r.ttft);
-  stats("TPOT", r.tpot);
+  if (r.tpot.max > 0) {
+    stats("TPOT", r.tpot);
+  } else {
+    line("TPOT              none: every measured request ended with its first token");
+  }
   stats("end-to-end", r.e2e);
   line(fmt::format("goodput           {:.2f} requests/s meet TTFT <= {} and TPOT <= {} ({:.1f}% of requests)",
                    r.goodput_requests_per_s, ms(r.slo_ttft_s), ms(r.slo_tpot_s), 100 * r.slo_attainment));

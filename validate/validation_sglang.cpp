@@ -70,6 +70,12 @@ std::vector<ValidationCase> validate_sglang(const ValidationPaths& paths, std::v
                             "step {:.1f} ms", is.nodes * in.inputs.topology->gpus_per_node(), is.attention_dp, kDecodeSequencesPerRank,
                             input + kOutputTokens / 2, rate.iteration.total * 1e3);
     }
+    {
+      const auto& t = rate.iteration;
+      c.setup += fmt::format(" (attention {:.1f}, routed experts {:.1f}, other compute {:.1f}, all-to-all {:.1f} ms "
+                             "before two-batch overlap)",
+                             t.attention * 1e3, t.experts * 1e3, t.other_compute * 1e3, t.communication * 1e3);
+    }
     c.predicted = rate.tokens_per_s_per_node;
     c.published = table.number(r, "tokens_per_s_per_node");
     c.rel_error = (c.predicted - c.published) / c.published;
