@@ -22,6 +22,10 @@ struct KvSample {
   double utilisation = 0;  // reserved KV pages / pages of all decode ranks
 };
 
+// At most `intervals` samples over [0, span_s): the peak of each interval, so a short spike stays visible.
+std::vector<KvSample> peak_per_interval(const std::vector<KvSample>& samples, core::Seconds span_s,
+                                        std::size_t intervals);
+
 struct PhaseSummary {
   std::string phase;              // "prefill", "decode" or "mixed"
   long iterations = 0;

@@ -3,96 +3,24 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <deque>
 #include <map>
 #include <memory>
-#include <queue>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/serve/instance_state.hpp"
 #include "sim/serve/request_stream.hpp"
 
 namespace k3::serve {
 
 using core::SimTime;
 
-LatencyStats latency_stats(std::vector<double> v) {
-  LatencyStats s;
-  if (v.empty()) return s;
-  std::sort(v.begin(), v.end());
-  auto at = [&](double p) {
-    const double x = p * static_cast<double>(v.size() - 1);
-    const auto i = static_cast<std::size_t>(std::floor(x));
-    const std::size_t j = std::min(i + 1, v.size() - 1);
-    return v[i] + (v[j] - v[i]) * (x - static_cast<double>(i));
-  };
-  double sum = 0;
-  for (double x : v) sum += x;
-  s.mean = sum / static_cast<double>(v.size());
-  s.p50 = at(0.5), s.p90 = at(0.9), s.p99 = at(0.99), s.max = v.back();
-  return s;
-}
-
-InstanceCostOptions instance_cost_options(const ServeSpec& spec, const net::LinkEfficiency& efficiency,
-                                          const InstanceSpec& instance, std::vector<topo::GpuId> gpus, bool decode) {
-  InstanceCostOptions o;
-  o.instance = instance;
-  o.gpus = std::move(gpus);
-  o.network = spec.network;
-  o.efficiency = efficiency;
-  o.two_batch_overlap = spec.scheduler.two_batch_overlap;
-  o.mtp_draft_tokens = decode ? spec.workload.mtp_draft_tokens : 0;
-  o.weight_bytes_per_param = spec.weight_bytes_per_param;
-  o.dispatch_bytes_per_element = spec.dispatch_bytes_per_element;
-  o.combine_bytes_per_element = spec.combine_bytes_per_element;
-  return o;
-}
-
 namespace {
 
 // Iteration ends settle before arrivals at the same instant, so a request never sees a half-finished step.
 constexpr engine::EventPriority kIterationEnd = 0, kTransferEnd = 1, kArrival = 2;
-
-struct Req {
-  Request r;
-  double done = 0;          // prompt tokens in the cache: prefix hits, then computed chunks
-  double first_token = -1, finish = -1;
-  core::Bytes prefill_bytes = 0, decode_bytes = 0;  // KV reserved per GPU on each side
-  long start_step = 0, finish_step = 0;
-  int prefill_instance = -1, prefill_rank = -1;
-};
-
-struct Running {
-  long finish_step;
-  int id;
-  bool operator>(const Running& o) const { return finish_step != o.finish_step ? finish_step > o.finish_step : id > o.id; }
-};
-
-struct Rank {
-  std::deque<int> pending;   // here, KV not reserved yet
-  std::deque<int> prefill;   // KV reserved, prompt not finished
-  std::priority_queue<Running, std::vector<Running>, std::greater<>> running;
-  double context_sum = 0;    // of the running sequences
-  core::Bytes kv_used = 0;   // per GPU
-  double queued_tokens = 0;  // prompt tokens not yet computed, pending + prefill
-  double load() const { return static_cast<double>(pending.size() + prefill.size() + running.size()); }
-};
-
-struct Chunk { int rank, id; double tokens; };
-
-struct Instance {
-  bool prefill = false, decode = false;
-  std::vector<topo::GpuId> gpus;
-  std::vector<Rank> ranks;
-  std::unique_ptr<IterationCostModel> cost;
-  const RankKvCapacity* kv = nullptr;
-  bool busy = false;
-  long step = 0;
-  std::vector<Chunk> chunks;         // of the iteration in flight
-  std::vector<int> decoding;         // running sequences per rank in the iteration in flight
-};
 
 class ServingRun {
  public:
@@ -503,20 +431,8 @@ ServeResult ServingRun::summarise() {
                              (reqs_.empty() ? 0 : latency_sum / static_cast<double>(reqs_.size()));
   }
   out.mean_decode_batch_per_rank = decode_time_ > 0 ? decode_batch_weighted_ / decode_time_ : 0;
-  // At most 200 points: the peak of each interval, so a short spike stays visible.
-  const std::size_t bins = 200;
-  if (!kv_.empty() && out.simulated_s > 0) {
-    std::vector<KvSample> peaks(bins);
-    std::vector<bool> seen(bins, false);
-    for (const auto& s : kv_) {
-      out.peak_kv_utilisation = std::max(out.peak_kv_utilisation, s.utilisation);
-      const auto b = std::min(bins - 1, static_cast<std::size_t>(s.time_s / out.simulated_s * bins));
-      if (!seen[b] || s.utilisation > peaks[b].utilisation) peaks[b] = s;
-      seen[b] = true;
-    }
-    for (std::size_t b = 0; b < bins; ++b)
-      if (seen[b]) out.kv.push_back(peaks[b]);
-  }
+  for (const auto& k : kv_) out.peak_kv_utilisation = std::max(out.peak_kv_utilisation, k.utilisation);
+  out.kv = peak_per_interval(kv_, out.simulated_s, 200);
   for (auto& [name, ph] : phases_) {
     const double n = static_cast<double>(ph.iterations);
     ph.mean_iteration_s /= n;
@@ -541,65 +457,10 @@ ServeResult simulate_serving(const ServingInputs& in, const ServeSpec& spec) {
   return run.run();
 }
 
-std::unique_ptr<ServingCost> make_serving_cost(const topo::Topology& topology, const cost::CalibrationProfile* profile,
-                                               const ServeSpec& spec,
-                                               std::map<std::string, double, std::less<>> overrides) {
-  auto out = std::make_unique<ServingCost>();
-  out->provenance = core::Provenance(std::move(overrides));
-  const auto& g = topology.gpu_type();
-  const cost::DeviceModel device{g.name, g.bf16_flops_per_s, g.fp8_flops_per_s, g.hbm_bytes_per_s, g.sms,
-                                 g.source, g.mxfp8_flops_per_s, g.nvfp4_flops_per_s};
-  out->cost = std::make_unique<cost::OpCostModel>(device, profile, spec.gemm_precision, cost::KernelChoice{},
-                                                  out->provenance);
-  out->efficiency = net::register_link_figures(topology, out->provenance);
-  out->efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(out->provenance);
-  return out;
-}
-
 ServeResult simulate_serving(const model::ModelSpec& model, const topo::Topology& topology,
                              const cost::CalibrationProfile* profile, const ServeSpec& spec) {
   const auto c = make_serving_cost(topology, profile, spec);
   return simulate_serving(ServingInputs{&model, &topology, c->cost.get(), c->efficiency}, spec);
-}
-
-namespace {
-
-IterationCostModel phase_model(const ServingInputs& in, const ServeSpec& spec, const InstanceSpec& is, bool decode) {
-  std::vector<topo::GpuId> gpus;
-  for (int g = 0; g < is.nodes * in.topology->gpus_per_node(); ++g) gpus.push_back(static_cast<topo::GpuId>(g));
-  return IterationCostModel(*in.model, *in.topology, *in.cost, instance_cost_options(spec, in.efficiency, is, gpus, decode));
-}
-
-}  // namespace
-
-PhaseRate prefill_rate(const ServingInputs& in, const ServeSpec& spec, double tokens_per_rank, double prompt_tokens) {
-  const InstanceSpec& is = spec.deployment.prefill;
-  IterationCostModel m = phase_model(in, spec, is, false);
-  // Whole prompts first, then a part of the next: each attends causally to itself.
-  const double whole = std::floor(tokens_per_rank / prompt_tokens), rest = tokens_per_rank - whole * prompt_tokens;
-  BatchShape s;
-  s.prefill_tokens = tokens_per_rank;
-  s.prefill_pairs = whole * prompt_tokens * prompt_tokens / 2 + rest * rest / 2;
-  s.prefill_last_chunks = whole;
-  s.instance_tokens = tokens_per_rank * is.attention_dp;
-  PhaseRate r;
-  r.iteration = m.time(s);
-  r.tokens_per_s_per_node = s.instance_tokens / r.iteration.total / is.nodes;
-  return r;
-}
-
-PhaseRate decode_rate(const ServingInputs& in, const ServeSpec& spec, double sequences_per_rank, double context_tokens) {
-  const InstanceSpec& is = spec.deployment.decode;
-  IterationCostModel m = phase_model(in, spec, is, true);
-  BatchShape s;
-  s.decode_sequences = sequences_per_rank;
-  s.decode_context = sequences_per_rank * context_tokens;
-  s.instance_tokens = sequences_per_rank * m.tokens_per_step() * is.attention_dp;
-  PhaseRate r;
-  r.iteration = m.time(s);
-  r.tokens_per_s_per_node =
-      sequences_per_rank * is.attention_dp * expected_tokens_per_step(spec.workload) / r.iteration.total / is.nodes;
-  return r;
 }
 
 }  // namespace k3::serve

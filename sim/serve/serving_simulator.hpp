@@ -3,60 +3,17 @@
 // chunks under a per-rank token budget, move their KV to a decode instance over RDMA (disaggregated) and
 // decode under continuous batching until their last token. Each iteration's time comes from the
 // IterationCostModel of its instance; the run is deterministic for a given seed.
-#include <map>
-#include <memory>
-#include <string>
-
-#include "core/provenance.hpp"
-#include "model/model_spec.hpp"
-#include "sim/cost/cost_model.hpp"
-#include "sim/net/network_factory.hpp"
-#include "sim/serve/iteration_cost.hpp"
 #include "sim/serve/serve_result.hpp"
-#include "sim/serve/serve_spec.hpp"
-#include "topologies/topology.hpp"
+#include "sim/serve/serving_cost.hpp"
 
 namespace k3::serve {
-
-struct ServingInputs {
-  const model::ModelSpec* model = nullptr;
-  const topo::Topology* topology = nullptr;
-  const cost::OpCostModel* cost = nullptr;
-  net::LinkEfficiency efficiency;   // links, and DeepEP's copy rate
-};
-
-// The cost options of one instance of the deployment on `gpus` (whole nodes); decode instances verify the MTP drafts.
-InstanceCostOptions instance_cost_options(const ServeSpec& spec, const net::LinkEfficiency& efficiency,
-                                          const InstanceSpec& instance, std::vector<topo::GpuId> gpus, bool decode);
 
 // Throws core::InputError (naming spec.source and the key) when the deployment does not fit the topology,
 // the weights leave no KV room, or a request's KV does not fit one rank.
 ServeResult simulate_serving(const ServingInputs& in, const ServeSpec& spec);
 
-// The cost model and link figures made as a training step makes them: the GPU's datasheet peaks and default
-// efficiencies (or `profile`, may be null), the topology's achievable link rates and DeepEP's copy rate.
-struct ServingCost {
-  core::Provenance provenance;
-  std::unique_ptr<cost::OpCostModel> cost;
-  net::LinkEfficiency efficiency;
-};
-// `overrides` moves registered numbers inside their ranges (one sample of an uncertainty band).
-std::unique_ptr<ServingCost> make_serving_cost(const topo::Topology& topology, const cost::CalibrationProfile* profile,
-                                               const ServeSpec& spec,
-                                               std::map<std::string, double, std::less<>> overrides = {});
-
 // simulate_serving with make_serving_cost's cost model.
 ServeResult simulate_serving(const model::ModelSpec& model, const topo::Topology& topology,
                              const cost::CalibrationProfile* profile, const ServeSpec& spec);
-
-// One phase at a fixed batch, as serving benchmarks measure it, on the deployment's prefill (decode) instance:
-// prefill at `tokens_per_rank` new tokens per attention-DP rank per forward, from prompts of `prompt_tokens`;
-// decode at `sequences_per_rank` running sequences whose contexts average `context_tokens`.
-struct PhaseRate {
-  IterationTime iteration;
-  double tokens_per_s_per_node = 0;  // prompt tokens (prefill) or output tokens (decode)
-};
-PhaseRate prefill_rate(const ServingInputs& in, const ServeSpec& spec, double tokens_per_rank, double prompt_tokens);
-PhaseRate decode_rate(const ServingInputs& in, const ServeSpec& spec, double sequences_per_rank, double context_tokens);
 
 }  // namespace k3::serve
