@@ -14,6 +14,9 @@ namespace k3::kernels {
 void mla_prefill_ref(std::span<const float> q, std::span<const float> k, std::span<const float> v, std::size_t tokens,
                      std::size_t heads, std::size_t dqk, std::size_t dv, std::span<float> o);
 
+// K3's output gate, o *= sigmoid(gate) elementwise ([T, H, dv]): the gated prefill is this after mla_prefill_ref.
+void mla_output_gate_ref(std::span<const float> gate, std::span<float> o);
+
 // q [H, dk], cache [L, dk] -> o [H, dv] using cache[:, 0:dv] as values.
 void mla_decode_ref(std::span<const float> q, std::span<const float> cache, std::size_t heads, std::size_t cache_len,
                     std::size_t dk, std::size_t dv, float scale, std::span<float> o);
