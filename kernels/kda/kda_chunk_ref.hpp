@@ -40,13 +40,15 @@ void kda_chunk_ref(std::span<const float> q, std::span<const float> k, std::span
 // differ by about T * 2^-24 of the size of the state's terms: at the test lengths (<= 200 tokens)
 // ~1e-5 relative. kKdaTolerance (kda_ref.hpp, 1e-4 abs + 1e-3 rel) covers that with margin.
 //
-// The tensor-core kernel against either reference: its matrix operands are rounded to BF16 (8 significant
-// bits, 2^-9 relative each, so 2^-8 for a product) and accumulated in FP32. An output is a sum of such
-// products over the state and the chunk, and errors in the state do not grow (each token multiplies the
-// state by Diag(a) (I - b k k^T), of norm <= 1 when a <= 1 and b |k|^2 <= 2): the error stays near 2^-8
-// of the size of the terms. With |q|, |k| <= 1 and v, state entries of order 1 (the tests' inputs) that
-// size is of order 1, hence 2^-6 relative plus 1e-2 absolute (four times the per-product bound, for
-// cancellation in outputs near zero).
+// The tensor-core kernel against either reference: its per-chunk operands (W, gamma Q, K gamma_L / gamma,
+// P, U) are rounded to BF16 (8 significant bits, 2^-9 relative each, so 2^-8 for a product) and summed in
+// FP32; the carried FP32 state enters its products as a high and a low BF16 part (2^-17), so rounding does
+// not compound through the state. Each chunk's error is then about 2^-8 of the size of its terms, and the
+// state does not amplify earlier errors (each token multiplies it by Diag(a) (I - b k k^T), of norm <= 1
+// when a <= 1 and b |k|^2 <= 2), though for channels with a near 1 the per-chunk errors add up: about
+// sqrt(chunks) of them as a random walk, 4 at 1,000 tokens. With |q|, |k| <= 1 and values and state of
+// order 1 (the tests' inputs) the terms are of order 1, hence 2^-6 relative plus 1e-2 absolute (for
+// outputs near zero that are sums of terms of order 1).
 inline constexpr Tolerance kKdaChunkBf16Tolerance{1e-2, 0x1.0p-6};
 
 }  // namespace k3::kernels
