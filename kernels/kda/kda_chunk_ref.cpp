@@ -43,7 +43,8 @@ void chunk_step(const ChunkView& in, std::size_t len, std::size_t dk, std::size_
     const double* g_s = row_g(r / kKdaSubChunk * kKdaSubChunk);
     for (std::size_t c = 0; c < dk; ++c) to_start[r * dk + c] = std::exp(row_g(r)[c] - g_s[c]);
     for (std::size_t b = r / kKdaSubChunk + 1; b < subs; ++b) {  // starts of later sub-chunks
-      for (std::size_t c = 0; c < dk; ++c) from_start[(b * len + r) * dk + c] = std::exp(row_g(b * kKdaSubChunk)[c] - row_g(r)[c]);
+      const double* g_b = row_g(b * kKdaSubChunk);
+      for (std::size_t c = 0; c < dk; ++c) from_start[(b * len + r) * dk + c] = std::exp(g_b[c] - row_g(r)[c]);
     }
   }
   for (std::size_t i = 0; i < len; ++i) {
@@ -84,7 +85,9 @@ void chunk_step(const ChunkView& in, std::size_t len, std::size_t dk, std::size_
     for (std::size_t j = 0; j <= i; ++j) {
       const double tb = t[i * len + j] * beta(j);
       for (std::size_t c = 0; c < dv; ++c) u[i * dv + c] += tb * static_cast<double>(in.v[j * in.v_stride + c]);
-      for (std::size_t c = 0; c < dk; ++c) w_row[c] += tb * static_cast<double>(in.k[j * in.qk_stride + c]) * std::exp(row_g(j)[c]);
+      for (std::size_t c = 0; c < dk; ++c) {
+        w_row[c] += tb * static_cast<double>(in.k[j * in.qk_stride + c]) * std::exp(row_g(j)[c]);
+      }
     }
     for (std::size_t c = 0; c < dk; ++c) {
       for (std::size_t e = 0; e < dv; ++e) u[i * dv + e] -= w_row[c] * s[c * dv + e];

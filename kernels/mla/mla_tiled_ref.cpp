@@ -17,7 +17,8 @@ constexpr float kNoScore = -std::numeric_limits<float>::infinity();
 struct OnlineSoftmax {
   std::vector<float> max, sum, acc;  // [rows], [rows], [rows, dv]
   std::size_t dv;
-  OnlineSoftmax(std::size_t rows, std::size_t width) : max(rows, kNoScore), sum(rows, 0.0f), acc(rows * width, 0.0f), dv(width) {}
+  OnlineSoftmax(std::size_t rows, std::size_t width)
+      : max(rows, kNoScore), sum(rows, 0.0f), acc(rows * width, 0.0f), dv(width) {}
 
   // Folds in one tile of scores s [keys] for `row` with values value(j) -> pointer to dv floats.
   template <class Value>
@@ -74,7 +75,8 @@ void mla_prefill_tiled_ref(std::span<const float> q, std::span<const float> k, s
             const std::size_t j = k0 + c;
             s[c] = j > i ? kNoScore : scale * dot(&q[(i * heads + h) * dqk], &k[(j * heads + h) * dqk], dqk);
           }
-          state.add(r, std::span<const float>(s.data(), keys), [&](std::size_t c) { return &v[((k0 + c) * heads + h) * dv]; });
+          const auto value = [&](std::size_t c) { return &v[((k0 + c) * heads + h) * dv]; };
+          state.add(r, std::span<const float>(s.data(), keys), value);
         }
       }
       for (std::size_t r = 0; r < rows; ++r) {

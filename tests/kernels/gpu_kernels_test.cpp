@@ -163,7 +163,8 @@ TEST_F(GpuKernels, KdaChunkForwardMatchesRecurrentAndChunkedReferences) {
   // q, k, v (the kernel takes BF16), decays in [0.9, 1].
   const std::size_t d = kKdaHeadDim, h = 3;
   for (std::size_t t : {std::size_t{7}, std::size_t{64}, std::size_t{67}, std::size_t{989}}) {
-    const auto q = to_float(random_bf16(t * h * d, t, -0.1, 0.1)), k = to_float(random_bf16(t * h * d, t + 1, -0.1, 0.1));
+    const auto q = to_float(random_bf16(t * h * d, t, -0.1, 0.1));
+    const auto k = to_float(random_bf16(t * h * d, t + 1, -0.1, 0.1));
     const auto v = to_float(random_bf16(t * h * d, t + 2, -1, 1)), a = random_float(t * h * d, t + 3, 0.9, 1.0);
     const auto beta = random_float(t * h, t + 4, 0, 1);
     std::vector<float> ref_state = random_float(h * d * d, 9, -1, 1), chunk_state = ref_state, gpu_state = ref_state;
@@ -171,9 +172,11 @@ TEST_F(GpuKernels, KdaChunkForwardMatchesRecurrentAndChunkedReferences) {
     kda_recurrent_ref(q, k, v, a, beta, t, h, d, d, ref_state, want);
     kda_chunk_ref(q, k, v, a, beta, t, h, d, d, kKdaChunk, chunk_state, chunked);
     const auto got = gpu::kda_forward(q, k, v, a, beta, t, h, d, gpu_state);
-    EXPECT_TRUE(compare(got, want, kKdaChunkBf16Tolerance).ok()) << "tokens " << t << ": " << compare(got, want, kKdaChunkBf16Tolerance).summary();
-    EXPECT_TRUE(compare(got, chunked, kKdaChunkBf16Tolerance).ok()) << "tokens " << t << " vs chunked reference";
-    EXPECT_TRUE(compare(gpu_state, ref_state, kKdaChunkBf16Tolerance).ok()) << "state after " << t;
+    const auto out = compare(got, want, kKdaChunkBf16Tolerance), vs_chunked = compare(got, chunked, kKdaChunkBf16Tolerance);
+    const auto state = compare(gpu_state, ref_state, kKdaChunkBf16Tolerance);
+    EXPECT_TRUE(out.ok()) << "tokens " << t << ": " << out.summary();
+    EXPECT_TRUE(vs_chunked.ok()) << "tokens " << t << " vs chunked reference: " << vs_chunked.summary();
+    EXPECT_TRUE(state.ok()) << "state after " << t << ": " << state.summary();
   }
 }
 

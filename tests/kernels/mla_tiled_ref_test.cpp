@@ -69,7 +69,8 @@ TEST(MlaTiledRef, SplitDecodeEqualsNaiveAcrossSplitAndTileBoundaries) {
     mla_decode_ref(q, cache, h, len, kMlaLatentKeyDim, kMlaLatentValueDim, scale, want);
     mla_decode_split_ref(q, cache, h, len, kMlaLatentKeyDim, kMlaLatentValueDim, scale, mla_decode_split_len(len), got);
     mla_decode_split_ref(q, cache, h, len, kMlaLatentKeyDim, kMlaLatentValueDim, scale, 100, got_100);
-    const auto c = compare(got, want, kAttentionTiledRefTolerance), c100 = compare(got_100, want, kAttentionTiledRefTolerance);
+    const auto c = compare(got, want, kAttentionTiledRefTolerance);
+    const auto c100 = compare(got_100, want, kAttentionTiledRefTolerance);
     EXPECT_TRUE(c.ok()) << "cache " << len << ": " << c.summary();
     EXPECT_TRUE(c100.ok()) << "cache " << len << " runs of 100: " << c100.summary();
   }
