@@ -52,15 +52,22 @@ class SoloLauncher final : public CollectiveLauncher {
 void collect_link_bytes(const net::NetworkModel& network, const topo::Topology& topology, LinkClassBytes* out) {
   if (out == nullptr) return;
   const auto& links = topology.links();
-  for (std::size_t l = 0; l < links.size(); ++l) {
-    out->bytes[static_cast<std::size_t>(links[l].link_class)] += network.link_bytes(static_cast<net::NetLinkId>(l));
+  // In link order, as a sum over every link of the fabric adds them; the others carried nothing. Copy ports
+  // (past the topology's links) belong to no link class.
+  auto used = network.used_links();
+  std::sort(used.begin(), used.end());
+  for (net::NetLinkId l : used) {
+    if (l >= links.size()) continue;
+    out->bytes[static_cast<std::size_t>(links[l].link_class)] += network.link_bytes(l);
   }
 }
 
 }  // namespace
 
 PassRunner::PassRunner(const topo::Topology& topology, PassRunnerConfig config)
-    : topology_(topology), config_(std::move(config)) {
+    : topology_(topology),
+      config_(std::move(config)),
+      links_(std::make_shared<const std::vector<net::NetLink>>(net::make_net_links(topology, config_.efficiency))) {
   if (!config_.solo_memo) config_.solo_memo = std::make_shared<SoloCollectiveMemo>();
 }
 
@@ -211,7 +218,7 @@ PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes
     return execute_pass(program, sim, launcher, config_.compute_slowdown);
   }
   engine::Simulator sim;
-  auto network = net::make_network(*config_.network, sim, topology_, config_.efficiency);
+  auto network = net::make_network(*config_.network, sim, links_);
   sim.add_model(*network);
   net::CollectiveEngine engine(sim, *network, topology_);
   EngineLauncher launcher(engine, *this);
@@ -224,7 +231,7 @@ PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes
 core::Seconds PassRunner::concurrent_time(const std::vector<net::CollectiveSpec>& specs, LinkClassBytes* link_bytes,
                                           const net::NetworkModelEntry* model) const {
   engine::Simulator sim;
-  auto network = net::make_network(model != nullptr ? *model : *config_.network, sim, topology_, config_.efficiency);
+  auto network = net::make_network(model != nullptr ? *model : *config_.network, sim, links_);
   sim.add_model(*network);
   net::CollectiveEngine engine(sim, *network, topology_);
   core::SimTime last;
@@ -240,10 +247,11 @@ core::Seconds PassRunner::concurrent_time(const std::vector<net::CollectiveSpec>
 namespace {
 
 // One step of each ring in `active`, started together: the step each takes beside the others.
-std::vector<core::Seconds> ring_steps_together(const PassRunnerConfig& config, const topo::Topology& topology,
+std::vector<core::Seconds> ring_steps_together(const PassRunnerConfig& config, const net::NetLinks& links,
+                                               const topo::Topology& topology,
                                                const std::vector<net::RingStep>& rings, const std::vector<std::size_t>& active) {
   engine::Simulator sim;
-  auto network = net::make_network(*config.network, sim, topology, config.efficiency);
+  auto network = net::make_network(*config.network, sim, links);
   sim.add_model(*network);
   net::CollectiveEngine engine(sim, *network, topology);
   std::vector<core::Seconds> step(active.size(), 0.0);
@@ -281,7 +289,7 @@ core::Seconds PassRunner::rings_time(const std::vector<net::CollectiveSpec>& spe
   for (std::size_t i = 0; i < rings.size(); ++i) active.push_back(i);
   core::Seconds now = 0;
   while (!active.empty()) {
-    const auto step = ring_steps_together(config_, topology_, rings, active);
+    const auto step = ring_steps_together(config_, links_, topology_, rings, active);
     std::size_t first = 0;
     for (std::size_t a = 1; a < active.size(); ++a) {
       if (left[active[a]] * step[a] < left[active[first]] * step[first]) first = a;

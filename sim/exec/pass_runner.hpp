@@ -117,6 +117,7 @@ class PassRunner {
 
   const topo::Topology& topology_;
   PassRunnerConfig config_;  // solo_memo never null after construction
+  net::NetLinks links_;      // the topology's links at config_.efficiency, shared by every network the runner builds
 };
 
 }  // namespace k3::exec
