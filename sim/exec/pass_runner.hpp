@@ -99,6 +99,11 @@ class PassRunner {
   // registered model than the runner's (the symmetry check runs on the analytical one).
   core::Seconds concurrent_time(const std::vector<net::CollectiveSpec>& specs, LinkClassBytes* link_bytes = nullptr,
                                 const net::NetworkModelEntry* network = nullptr) const;
+  // Ring all-reduces, reduce-scatters and all-gathers (net::is_ring) started together, each costed from one of
+  // its steps (net/collectives/ring_by_step.hpp): the steps of all of them run together on the network, and
+  // each ring takes its step count times its step. Returns when the last completes. Its cost grows with the
+  // ranks, where concurrent_time's grows with ranks x steps.
+  core::Seconds rings_time(const std::vector<net::CollectiveSpec>& specs, LinkClassBytes* link_bytes = nullptr) const;
   // From now on, all-to-alls run in full-fabric mode (PassRunnerConfig::fabric_block_gpus).
   void use_full_fabric(int block_gpus, std::int64_t job_gpus);
 
@@ -112,6 +117,7 @@ class PassRunner {
 
   const topo::Topology& topology_;
   PassRunnerConfig config_;  // solo_memo never null after construction
+  net::NetLinks links_;      // the topology's links at config_.efficiency, shared by every network the runner builds
 };
 
 }  // namespace k3::exec

@@ -18,9 +18,9 @@ struct SizeLimits {
   double max_seconds = 600;                       // ten minutes
 };
 
-// Fitted to measured runs of scenarios/k3-h200-2048.yaml (network analytical or flow, nodes 256 to 12,288
-// on an H200 rail fat tree of radix 512; numbers in size_limits.cpp). Both grow with the
-// square of the GPU count; the per-stage pass simulation, a fixed cost for a given layout, is in the constant.
+// Fitted to measured runs of scenarios/k3-h200-2048.yaml (network analytical or flow, 2,048 to 98,304 GPUs on
+// an H200 fabric of 128-port switches; numbers in size_limits.cpp). Both grow linearly with the GPU count; the
+// per-stage pass simulation, a fixed cost for a given layout, is in the constant.
 SizeEstimate estimate_step_size(std::int64_t gpus, const net::NetworkModelEntry& network);
 
 // Throws core::InputError naming cluster.nodes (or cluster.topology when the topology sets the size),

@@ -7,11 +7,7 @@
 
 namespace k3::net {
 
-AnalyticalNetwork::AnalyticalNetwork(engine::Simulator& sim, std::vector<NetLink> links)
-    : NetworkModel(sim, std::move(links)),
-      link_free_(links_.size(), SimTime::zero()),
-      batch_start_(links_.size(), SimTime::zero()),
-      batch_load_(links_.size(), 0.0) {}
+AnalyticalNetwork::AnalyticalNetwork(engine::Simulator& sim, NetLinks links) : NetworkModel(sim, std::move(links)) {}
 
 FlowId AnalyticalNetwork::start_flow(std::span<const NetLinkId> path, Bytes bytes, FlowDone on_done) {
   check_path(path);
@@ -19,7 +15,11 @@ FlowId AnalyticalNetwork::start_flow(std::span<const NetLinkId> path, Bytes byte
   const SimTime now = sim_.now();
   const FlowId id = flows_.size();
   Flow& f = flows_.emplace_back();
-  f.path.assign(path.begin(), path.end());
+  f.path.reserve(path.size());
+  for (NetLinkId l : path) f.path.push_back(slot(l));
+  link_free_.resize(finished_bytes_.size(), SimTime::zero());
+  batch_start_.resize(finished_bytes_.size(), SimTime::zero());
+  batch_load_.resize(finished_bytes_.size(), 0.0);
   f.size = bytes;
   f.transfer_start = now + SimTime::from_seconds(path_latency_s(path));
   f.finish = f.transfer_start;
@@ -43,7 +43,7 @@ void AnalyticalNetwork::settle_batch() {
   // A link starts on the batch when its earliest flow has paid its latency.
   for (std::uint64_t id : batch_) {
     const Flow& f = flows_[id];
-    for (NetLinkId l : f.path) {
+    for (std::uint32_t l : f.path) {
       if (batch_load_[l] == 0) {
         touched_.push_back(l);
         batch_start_[l] = f.transfer_start;
@@ -52,18 +52,18 @@ void AnalyticalNetwork::settle_batch() {
       batch_start_[l] = std::min(batch_start_[l], f.transfer_start);
     }
   }
-  for (NetLinkId l : touched_) {
+  for (std::uint32_t l : touched_) {
     link_free_[l] = std::max(link_free_[l], batch_start_[l]) +
-                    SimTime::from_seconds(batch_load_[l] / links_[l].capacity_bytes_per_s);
+                    SimTime::from_seconds(batch_load_[l] / slot_link(l).capacity_bytes_per_s);
     batch_load_[l] = 0;
   }
   touched_.clear();
   for (std::uint64_t id : batch_) {
     Flow& f = flows_[id];
-    BytesPerSec bottleneck = links_[f.path.front()].capacity_bytes_per_s;
+    BytesPerSec bottleneck = slot_link(f.path.front()).capacity_bytes_per_s;
     SimTime drained = f.transfer_start;
-    for (NetLinkId l : f.path) {
-      bottleneck = std::min(bottleneck, links_[l].capacity_bytes_per_s);
+    for (std::uint32_t l : f.path) {
+      bottleneck = std::min(bottleneck, slot_link(l).capacity_bytes_per_s);
       drained = std::max(drained, link_free_[l]);
     }
     f.finish = std::max(drained, f.transfer_start + SimTime::from_seconds(f.size / bottleneck));
@@ -89,7 +89,7 @@ void AnalyticalNetwork::advance_to(SimTime now) {
   for (std::uint64_t id : done) {
     Flow& f = flows_[id];
     f.done = true;
-    for (NetLinkId l : f.path) finished_bytes_[l] += f.size;
+    for (std::uint32_t l : f.path) finished_bytes_[l] += f.size;
     --active_flows_;
   }
   // Compact lazily so that a long run of single completions stays linear overall.
@@ -105,19 +105,21 @@ void AnalyticalNetwork::advance_to(SimTime now) {
 }
 
 Bytes AnalyticalNetwork::link_bytes(NetLinkId link) const {
-  K3SIM_ASSERT(link < links_.size(), "unknown link");
-  Bytes total = finished_bytes_[link];
+  K3SIM_ASSERT(link < links_->size(), "unknown link");
+  const auto s = find_slot(link);
+  if (!s) return 0;
+  Bytes total = finished_bytes_[*s];
   const SimTime now = sim_.now();
   for (std::uint64_t id : running_) {
     const Flow& f = flows_[id];
-    if (f.done || now <= f.transfer_start || std::find(f.path.begin(), f.path.end(), link) == f.path.end()) continue;
+    if (f.done || now <= f.transfer_start || std::find(f.path.begin(), f.path.end(), *s) == f.path.end()) continue;
     const double span = (f.finish - f.transfer_start).seconds();
     total += span > 0 ? f.size * std::min(1.0, (now - f.transfer_start).seconds() / span) : f.size;
   }
   return total;
 }
 
-std::unique_ptr<NetworkModel> make_analytical_network(engine::Simulator& sim, std::vector<NetLink> links) {
+std::unique_ptr<NetworkModel> make_analytical_network(engine::Simulator& sim, NetLinks links) {
   return std::make_unique<AnalyticalNetwork>(sim, std::move(links));
 }
 

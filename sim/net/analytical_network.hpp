@@ -20,7 +20,9 @@ namespace k3::net {
 
 class AnalyticalNetwork final : public NetworkModel {
  public:
-  AnalyticalNetwork(engine::Simulator& sim, std::vector<NetLink> links);
+  AnalyticalNetwork(engine::Simulator& sim, NetLinks links);
+  AnalyticalNetwork(engine::Simulator& sim, std::vector<NetLink> links)
+      : AnalyticalNetwork(sim, std::make_shared<const std::vector<NetLink>>(std::move(links))) {}
 
   FlowId start_flow(std::span<const NetLinkId> path, Bytes bytes, FlowDone on_done) override;
   std::string_view name() const override { return "analytical"; }
@@ -31,7 +33,7 @@ class AnalyticalNetwork final : public NetworkModel {
 
  private:
   struct Flow {
-    std::vector<NetLinkId> path;
+    std::vector<std::uint32_t> path;  // slots
     Bytes size = 0;
     SimTime transfer_start;  // after latency
     SimTime finish;
@@ -54,13 +56,13 @@ class AnalyticalNetwork final : public NetworkModel {
   std::vector<std::uint64_t> running_;  // flows not yet done (and some done ones), for link_bytes
   std::size_t finished_in_running_ = 0;
   std::vector<std::uint64_t> batch_;    // started at the current instant, links not yet reserved
-  std::vector<SimTime> link_free_;      // per link: when the bytes reserved on it so far have drained
-  std::vector<SimTime> batch_start_;    // per link: when the batch's first flow on it has paid its latency
-  std::vector<Bytes> batch_load_;       // per link: bytes of the batch being settled
-  std::vector<NetLinkId> touched_;      // links with batch_load_ > 0
+  std::vector<SimTime> link_free_;      // per slot: when the bytes reserved on it so far have drained
+  std::vector<SimTime> batch_start_;    // per slot: when the batch's first flow on it has paid its latency
+  std::vector<Bytes> batch_load_;       // per slot: bytes of the batch being settled
+  std::vector<std::uint32_t> touched_;  // slots with batch_load_ > 0
 };
 
 // Registered in network_registry.cpp.
-std::unique_ptr<NetworkModel> make_analytical_network(engine::Simulator& sim, std::vector<NetLink> links);
+std::unique_ptr<NetworkModel> make_analytical_network(engine::Simulator& sim, NetLinks links);
 
 }  // namespace k3::net

@@ -7,9 +7,7 @@
 
 namespace k3::net {
 
-FlowNetwork::FlowNetwork(engine::Simulator& sim, std::vector<NetLink> links) : NetworkModel(sim, std::move(links)) {
-  for (const NetLink& l : links_) system_.add_link(l.capacity_bytes_per_s);
-}
+FlowNetwork::FlowNetwork(engine::Simulator& sim, NetLinks links) : NetworkModel(sim, std::move(links)) {}
 
 void FlowNetwork::schedule_completion(std::uint64_t id, SimTime when) {
   Flow& f = flows_[id];
@@ -27,7 +25,12 @@ FlowId FlowNetwork::start_flow(std::span<const NetLinkId> path, Bytes bytes, Flo
   const SimTime now = sim_.now();
   const FlowId id = flows_.size();
   Flow& f = flows_.emplace_back();
-  f.path.assign(path.begin(), path.end());
+  f.path.reserve(path.size());
+  for (NetLinkId l : path) {
+    f.path.push_back(slot(l));
+    // Slots are numbered as the max-min system's links: a new slot is its next link.
+    if (f.path.back() == system_.link_count()) system_.add_link(slot_link(f.path.back()).capacity_bytes_per_s);
+  }
   f.size = bytes;
   f.remaining = bytes;
   f.last_update = now;
@@ -68,7 +71,7 @@ SimTime FlowNetwork::next_event_time() {
 void FlowNetwork::finish(std::uint64_t id) {
   Flow& f = flows_[id];
   if (!f.path.empty() && f.size > 0) system_.remove_variable(f.var);
-  for (NetLinkId l : f.path) finished_bytes_[l] += f.size;
+  for (std::uint32_t l : f.path) finished_bytes_[l] += f.size;
   f.state = State::finished;
   f.remaining = 0;
   f.rate = 0;
@@ -129,10 +132,12 @@ BytesPerSec FlowNetwork::flow_rate(FlowId id) const {
 }
 
 Bytes FlowNetwork::link_bytes(NetLinkId link) const {
-  K3SIM_ASSERT(link < links_.size(), "unknown link");
-  Bytes total = finished_bytes_[link];
+  K3SIM_ASSERT(link < links_->size(), "unknown link");
+  const auto s = find_slot(link);
+  if (!s) return 0;
+  Bytes total = finished_bytes_[*s];
   const SimTime now = sim_.now();
-  system_.for_each_variable_on(link, [&](MaxMinVariable v) {
+  system_.for_each_variable_on(*s, [&](MaxMinVariable v) {
     const Flow& f = flows_[var_to_flow_[v]];
     const Bytes remaining = std::max(0.0, f.remaining - f.rate * (now - f.last_update).seconds());
     total += f.size - remaining;
@@ -140,7 +145,7 @@ Bytes FlowNetwork::link_bytes(NetLinkId link) const {
   return total;
 }
 
-std::unique_ptr<NetworkModel> make_flow_network(engine::Simulator& sim, std::vector<NetLink> links) {
+std::unique_ptr<NetworkModel> make_flow_network(engine::Simulator& sim, NetLinks links) {
   return std::make_unique<FlowNetwork>(sim, std::move(links));
 }
 

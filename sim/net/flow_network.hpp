@@ -14,7 +14,9 @@ namespace k3::net {
 
 class FlowNetwork final : public NetworkModel {
  public:
-  FlowNetwork(engine::Simulator& sim, std::vector<NetLink> links);
+  FlowNetwork(engine::Simulator& sim, NetLinks links);
+  FlowNetwork(engine::Simulator& sim, std::vector<NetLink> links)
+      : FlowNetwork(sim, std::make_shared<const std::vector<NetLink>>(std::move(links))) {}
 
   FlowId start_flow(std::span<const NetLinkId> path, Bytes bytes, FlowDone on_done) override;
   std::string_view name() const override { return "flow"; }
@@ -44,7 +46,7 @@ class FlowNetwork final : public NetworkModel {
   using CompletionHeap =
       boost::heap::d_ary_heap<Pending, boost::heap::arity<4>, boost::heap::mutable_<true>, boost::heap::compare<Later>>;
   struct Flow {
-    std::vector<NetLinkId> path;
+    std::vector<std::uint32_t> path;  // slots, which are the max-min system's links
     Bytes size = 0;
     Bytes remaining = 0;  // at last_update
     BytesPerSec rate = 0;
@@ -70,6 +72,6 @@ class FlowNetwork final : public NetworkModel {
 };
 
 // Registered in network_registry.cpp.
-std::unique_ptr<NetworkModel> make_flow_network(engine::Simulator& sim, std::vector<NetLink> links);
+std::unique_ptr<NetworkModel> make_flow_network(engine::Simulator& sim, NetLinks links);
 
 }  // namespace k3::net

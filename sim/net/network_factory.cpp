@@ -86,7 +86,11 @@ double register_deepep_copy_rate(core::Provenance& prov) {
 
 std::unique_ptr<NetworkModel> make_network(const NetworkModelEntry& model, engine::Simulator& sim,
                                            const topo::Topology& topology, const LinkEfficiency& efficiency) {
-  auto network = model.make(sim, make_net_links(topology, efficiency));
+  return make_network(model, sim, std::make_shared<const std::vector<NetLink>>(make_net_links(topology, efficiency)));
+}
+
+std::unique_ptr<NetworkModel> make_network(const NetworkModelEntry& model, engine::Simulator& sim, NetLinks links) {
+  auto network = model.make(sim, std::move(links));
   sim.add_model(*network);
   return network;
 }

@@ -46,6 +46,8 @@ LinkEfficiency register_link_figures(const topo::Topology& topology, core::Prove
 std::vector<NetLink> make_net_links(const topo::Topology& topology, const LinkEfficiency& efficiency = {});
 std::unique_ptr<NetworkModel> make_network(const NetworkModelEntry& model, engine::Simulator& sim, const topo::Topology& topology,
                                            const LinkEfficiency& efficiency = {});
+// On links already made (make_net_links), shared with the other networks built on them.
+std::unique_ptr<NetworkModel> make_network(const NetworkModelEntry& model, engine::Simulator& sim, NetLinks links);
 
 }  // namespace k3::net
 

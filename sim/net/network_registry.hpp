@@ -21,7 +21,7 @@ struct NetworkModelEntry {
   // ones do not contend: the analytical model's shortcut, within 3% of the flow model on every shipped
   // scenario's step (tests/train/network_agreement_step_test.cpp).
   bool replays_overlapping_collectives = false;
-  std::unique_ptr<NetworkModel> (*make)(engine::Simulator& sim, std::vector<NetLink> links) = nullptr;
+  std::unique_ptr<NetworkModel> (*make)(engine::Simulator& sim, NetLinks links) = nullptr;
 };
 
 // In listing order; the first is the default.

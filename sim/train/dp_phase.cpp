@@ -62,7 +62,7 @@ void add_balancer_cost(const AccountingInputs& in, const std::vector<int>& stage
     s.ranks.assign(g.begin(), g.end());
     s.bytes = bytes;
     exec::LinkClassBytes moved;
-    d.balancer_allreduce_s = moe_layers * in.runner.collective_time(s, &moved);
+    d.balancer_allreduce_s = moe_layers * in.runner.rings_time({s}, &moved);
     const double groups = static_cast<double>(in.map.gpus()) / data_ranks * moe_layers;
     for (std::size_t c = 0; c < moved.bytes.size(); ++c) d.link_bytes.bytes[c] += moved.bytes[c] * groups;
   }
@@ -120,7 +120,7 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
       specs.push_back(s);
     }
     exec::LinkClassBytes bytes;
-    const double t = specs.empty() ? 0.0 : in.runner.concurrent_time(specs, &bytes);
+    const double t = specs.empty() ? 0.0 : in.runner.rings_time(specs, &bytes);
     scale_bytes(bytes);
     return t;
   };

@@ -24,6 +24,31 @@ std::vector<std::pair<topo::GpuId, topo::GpuId>> pairs_of(const std::vector<net:
   return pairs;
 }
 
+// True when another block's transfers can share a link with this block's only above the leaves: blocks are
+// whole nodes, every node has its NVSwitch and every GPU its NIC and leaf, so that Topology::route takes its
+// structured path (NIC, leaf, switch walk, leaf, NIC, NVLink inside the destination node), whose links below
+// the leaves belong to the transfer's own nodes.
+bool blocks_share_only_above_leaves(const topo::Topology& topology, int block_gpus, std::int64_t job_gpus) {
+  const int per_node = topology.gpus_per_node();
+  if (per_node <= 0 || block_gpus % per_node != 0) return false;
+  for (std::int64_t n = 0; per_node > 1 && n < job_gpus / per_node; ++n) {
+    if (topology.nvswitch_of_node(static_cast<int>(n)) == topo::kNoVertex) return false;
+  }
+  for (std::int64_t g = 0; g < job_gpus; ++g) {
+    const auto gpu = static_cast<topo::GpuId>(g);
+    if (topology.nic_of(gpu) == topo::kNoVertex || topology.leaf_of(gpu) == topo::kNoVertex) return false;
+  }
+  return true;
+}
+
+// Whether the structured route from `src` to `dst` leaves the source's leaf (Topology::route_into).
+bool leaves_the_leaf(const topo::Topology& topology, topo::GpuId src, topo::GpuId dst) {
+  const int ns = topology.node_of(src), nd = topology.node_of(dst);
+  if (ns == nd) return false;
+  const topo::GpuId relay = topology.rail_aligned() ? topology.gpu_at(nd, topology.local_index(src)) : dst;
+  return topology.leaf_of(src) != topology.leaf_of(relay);
+}
+
 }  // namespace
 
 SymmetryCheckResult check_symmetry(const exec::PassRunner& runner, const topo::Topology& topology,
@@ -36,20 +61,31 @@ SymmetryCheckResult check_symmetry(const exec::PassRunner& runner, const topo::T
   r.block_s = runner.concurrent_time(specs, nullptr, &analytical);
   // Only the copies that cross a link the block's own transfers cross can slow it: the others are left out
   // of the simulation (on a fabric whose blocks do not share links, the check simulates nothing more).
-  // Block b's copy moves between the same pairs shifted by b - base GPUs (exec::over_fabric).
+  // Block b's copy moves between the same pairs shifted by b - base GPUs (exec::over_fabric). The other
+  // blocks' routes are computed, not cached (a route per pair of the job would be most of a 98K-GPU step's
+  // memory), and skipped where no transfer of the copy leaves its leaf when only links above the leaves can
+  // be shared.
   std::vector<char> used(topology.links().size(), 0);
   const auto pairs = pairs_of(specs, topology);
   for (const auto& [src, dst] : pairs)
     for (topo::LinkId l : topology.route(src, dst)) used[l] = 1;
-  const auto all = exec::over_fabric(specs, block_gpus, job_gpus);
-  const std::size_t per_block = specs.size();
-  std::vector<net::CollectiveSpec> contending(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(per_block));
-  for (std::size_t b = per_block; b < all.size(); b += per_block) {
-    const auto shift = static_cast<std::int64_t>(all[b].ranks.front()) - static_cast<std::int64_t>(specs.front().ranks.front());
+  const bool above_leaves_only = blocks_share_only_above_leaves(topology, block_gpus, job_gpus);
+  auto contending = specs;
+  std::int64_t base = specs.front().ranks.front();
+  for (const auto& s : specs)
+    for (auto g : s.ranks) base = std::min<std::int64_t>(base, g);
+  base = base / block_gpus * block_gpus;
+  std::vector<topo::LinkId> path;
+  for (std::int64_t b = 0; b < job_gpus; b += block_gpus) {
+    if (b == base) continue;
+    const std::int64_t shift = b - base;
+    const auto moved = [shift](topo::GpuId g) { return static_cast<topo::GpuId>(g + shift); };
     bool shares = false;
     for (std::size_t p = 0; p < pairs.size() && !shares; ++p) {
-      for (topo::LinkId l : topology.route(static_cast<topo::GpuId>(pairs[p].first + shift),
-                                           static_cast<topo::GpuId>(pairs[p].second + shift))) {
+      const auto src = moved(pairs[p].first), dst = moved(pairs[p].second);
+      if (above_leaves_only && !leaves_the_leaf(topology, src, dst)) continue;
+      topology.route_into(src, dst, 0, path);
+      for (topo::LinkId l : path) {
         if (used[l] != 0) {
           shares = true;
           break;
@@ -58,8 +94,10 @@ SymmetryCheckResult check_symmetry(const exec::PassRunner& runner, const topo::T
     }
     if (!shares) continue;
     ++r.sharing_blocks;
-    contending.insert(contending.end(), all.begin() + static_cast<std::ptrdiff_t>(b),
-                      all.begin() + static_cast<std::ptrdiff_t>(b + per_block));
+    for (const auto& s : specs) {
+      contending.push_back(s);
+      for (auto& g : contending.back().ranks) g = moved(g);
+    }
   }
   r.fabric_s = r.sharing_blocks > 0 ? runner.concurrent_time(contending, nullptr, &analytical) : r.block_s;
   return r;

@@ -240,9 +240,8 @@ std::size_t CollectivePlan::flow_count() const {
       std::count_if(transfers.begin(), transfers.end(), [](const Transfer& t) { return !t.barrier; }));
 }
 
-CollectivePlan expand_collective(const CollectiveSpec& spec, const topo::Topology& topology) {
-  const std::size_t n = spec.ranks.size();
-  if (n == 0) bad("ranks", "is empty", "at least one GPU");
+void check_collective(const CollectiveSpec& spec, const topo::Topology& topology) {
+  if (spec.ranks.empty()) bad("ranks", "is empty", "at least one GPU");
   std::set<GpuId> seen;
   for (GpuId g : spec.ranks) {
     if (g >= topology.gpu_count())
@@ -251,6 +250,11 @@ CollectivePlan expand_collective(const CollectiveSpec& spec, const topo::Topolog
     if (!seen.insert(g).second) bad("ranks", "GPU " + std::to_string(g) + " appears twice", "distinct GPUs");
   }
   if (!(spec.bytes >= 0)) bad("bytes", "is negative or NaN", "bytes >= 0");
+}
+
+CollectivePlan expand_collective(const CollectiveSpec& spec, const topo::Topology& topology) {
+  check_collective(spec, topology);
+  const std::size_t n = spec.ranks.size();
   switch (spec.op) {
     case CollectiveOp::allreduce:
       if (spec.algorithm == CollectiveAlgorithm::ring) return expand_ring_family(spec, n);

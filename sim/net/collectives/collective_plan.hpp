@@ -23,6 +23,9 @@ struct CollectivePlan {
   std::size_t flow_count() const;  // transfers that move data between two GPUs
 };
 
+// Throws core::InputError unless `spec`'s ranks are distinct GPUs of `topology` and its bytes are >= 0.
+void check_collective(const CollectiveSpec& spec, const topo::Topology& topology);
+
 // Expands `spec` on `topology`. Throws core::InputError when the spec does not fit (unknown GPU, a
 // matrix of the wrong size, an algorithm the operation does not have, ranks not forming whole nodes
 // where the algorithm needs them).
