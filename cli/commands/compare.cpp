@@ -15,7 +15,7 @@
 #include "sim/input/scenario_inputs.hpp"
 #include "sim/input/serve_scenario.hpp"
 #include "sim/serve/serving_simulator.hpp"
-#include "reports/sections/sweep.hpp"
+#include "reports/sections/review.hpp"
 #include "core/version.hpp"
 #include "model/kv_cache.hpp"
 #include "core/error.hpp"
@@ -24,6 +24,7 @@
 #include "results/band_output.hpp"
 #include "sim/train/step_band.hpp"
 #include "sim/train/step_simulator.hpp"
+#include "sweep/variant_review.hpp"
 #include "sweep/variants.hpp"
 
 namespace k3::cli {
@@ -38,6 +39,7 @@ struct CompareOptions {
   std::string profile;
   bool profile_any_device = false;
   int samples = 64;
+  bool review = false;  // KV curves, traffic and balancer runs beside the steps (--review, or with --report)
 };
 
 // One compared quantity: JSON pointer into a variant's entry, label with unit.
@@ -49,11 +51,11 @@ struct Metric {
 
 // One variant simulated, with its band when asked for; `band_seed` is the same for every variant so that
 // their samples are paired (sim/train/step_band.hpp).
-nlohmann::json simulate_variant(const sweep::Variant& v, const CompareOptions& o, std::uint64_t band_seed,
-                                std::vector<double>& sample_step_s) {
-  const auto in = input::resolve_scenario(v.scenario, o.profile, o.profile_any_device);
+nlohmann::json simulate_variant(const sweep::Variant& v, const input::ScenarioInputs& in, const CompareOptions& o,
+                                std::uint64_t band_seed, std::vector<double>& sample_step_s,
+                                std::vector<train::TraceSpan>* trace) {
   train::StepOptions opt;
-  opt.trace = false;
+  opt.trace = trace != nullptr;
   opt.version = std::string(core::version_string());
   const auto r = train::simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
   train::BandOptions band_options;
@@ -62,6 +64,7 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const CompareOptions& o
   band_options.sensitivity = false;  // the comparison reads the paired bands, not each variant's ranking
   const auto band = train::simulate_step_band(in.scenario, in.model, *in.topology, in.profile_or_null(), r, band_options);
   sample_step_s = band.sample_step_time_s;
+  if (trace) *trace = r.trace;
   nlohmann::json e;
   e["name"] = v.name;
   e["source"] = v.scenario.source;
@@ -135,11 +138,17 @@ nlohmann::json winner_json(const nlohmann::json& list, const std::vector<std::ve
   return w;
 }
 
-nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const CompareOptions& o) {
+// The variants simulated, and (with a report) the review's KV curves, traffic and balancer runs beside them;
+// `trace` gets the first variant's pipeline timeline when not null.
+nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const CompareOptions& o,
+                            std::vector<train::TraceSpan>* trace) {
   nlohmann::json list = nlohmann::json::array();
   std::vector<std::vector<double>> samples(variants.size());
+  std::vector<input::ScenarioInputs> inputs;
+  for (const auto& v : variants) inputs.push_back(input::resolve_scenario(v.scenario, o.profile, o.profile_any_device));
   for (std::size_t i = 0; i < variants.size(); ++i) {
-    list.push_back(simulate_variant(variants[i], o, variants.front().scenario.seed, samples[i]));
+    list.push_back(simulate_variant(variants[i], inputs[i], o, variants.front().scenario.seed, samples[i],
+                                    i == 0 ? trace : nullptr));
   }
   nlohmann::json metrics = nlohmann::json::array();
   for (const auto& m : metrics_of(list)) {
@@ -163,7 +172,17 @@ nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const C
     }
     metrics.push_back(row);
   }
-  return {{"baseline", list[0].at("name")}, {"variants", list}, {"metrics", metrics}, {"winner", winner_json(list, samples)}};
+  nlohmann::json out{{"baseline", list[0].at("name")}, {"variants", list}, {"metrics", metrics},
+                     {"winner", winner_json(list, samples)}};
+  if (o.review) {
+    std::vector<sweep::ReviewVariant> review;
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      const auto& r = list[i].at("result");
+      review.push_back({variants[i].name, &inputs[i], r.at("tokens_per_step").get<double>(), r.at("gpus").get<std::int64_t>()});
+    }
+    out["review"] = sweep::variant_review_json(review);
+  }
+  return out;
 }
 
 std::string compare_text(const nlohmann::json& j) {
@@ -223,10 +242,20 @@ int compare(const CompareOptions& o) {
   for (const auto& path : o.scenarios) {
     for (auto& v : sweep::load_variants(path, sets)) variants.push_back(std::move(v));
   }
-  const auto j = compare_json(variants, o);
+  std::vector<train::TraceSpan> trace;
+  const auto j = compare_json(variants, o, o.report.empty() ? nullptr : &trace);
   std::string command = "k3sim compare";
   for (const auto& s : o.scenarios) command += " " + s;
-  if (!o.report.empty()) reports::write_compare_report(o.report, j, command);
+  for (const auto& s : o.sets) command += " --set " + s;
+  if (!o.report.empty()) {
+    reports::RunInfo info;
+    info.command = command;
+    info.version = std::string(core::version_string());
+    info.scenario_name = fmt::format("{}", fmt::join(o.scenarios, ", "));
+    info.seed = variants.front().scenario.seed;
+    info.scenario_text = variants.front().scenario.yaml_text;
+    reports::write_compare_report(o.report, j, trace, info);
+  }
   if (o.json) {
     fmt::print("{}\n", j.dump(2));
   } else {
@@ -257,7 +286,12 @@ void attach_compare(CLI::App& command, int& exit_status) {
                 "Use a profile measured on another device type (or the CPU backend) anyway");
   sub->add_option("--samples", o->samples, "Samples of each variant's uncertainty band, paired across variants "
                   "(default 64; 0: none)")->check(CLI::NonNegativeNumber);
-  sub->callback([o, &exit_status] { exit_status = compare(*o); });
+  sub->add_flag("--review", o->review, "Add the review's data to --json: KV curves, all-to-all traffic, the "
+                "latent saving and balancer runs (always computed with --report)");
+  sub->callback([o, &exit_status] {
+    o->review = o->review || !o->report.empty();
+    exit_status = compare(*o);
+  });
 }
 
 }  // namespace k3::cli

@@ -1,0 +1,80 @@
+#include "sim/train/op_trace.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <set>
+
+namespace k3::train {
+
+namespace {
+
+std::string label_of(const parallel::Pass& p) {
+  if (p.kind == parallel::PassKind::forward_backward) {
+    return fmt::format("F{}/B{} mb{}/{}", p.work.chunk, p.backward.chunk, p.work.microbatch, p.backward.microbatch);
+  }
+  return fmt::format("{}{} mb{}", to_string(p.kind), p.work.chunk, p.work.microbatch);
+}
+
+// Which micro-batch a thread of the pass works on, in words.
+std::string micro_batch_of(const parallel::Pass& p, int thread, int forward_threads) {
+  if (p.kind == parallel::PassKind::forward_backward) {
+    return thread < forward_threads ? fmt::format("mb {} forward", p.work.microbatch)
+                                    : fmt::format("mb {} backward", p.backward.microbatch);
+  }
+  return fmt::format("mb {} {}", p.work.microbatch, to_string(p.kind));
+}
+
+OpTracePass trace_pass(int rank, const parallel::PassTiming& at, const TracedProgram& traced,
+                       const exec::PassRunner& runner, const topo::Topology& topology) {
+  exec::LinkClassBytes bytes;
+  const auto outcome = runner.run(traced.program, &bytes, true);
+  OpTracePass out;
+  out.kind = to_string(at.pass.kind);
+  out.label = label_of(at.pass);
+  out.pipeline_rank = rank;
+  out.start_s = at.start.seconds();
+  out.end_s = at.start.seconds() + outcome.duration.seconds();
+  for (const auto g : traced.program.gpus) out.gpus.push_back(static_cast<int>(g));
+  for (const auto& op : outcome.ops) {
+    OpTraceSlice s;
+    s.gpu = out.gpus[static_cast<std::size_t>(op.gpu_slot)];
+    s.stream = op.collective < 0 ? "compute" : op.kind;
+    s.name = op.collective < 0 ? op.kind : op.label;
+    s.micro_batch = micro_batch_of(at.pass, op.thread, traced.forward_threads);
+    s.start_s = out.start_s + op.start.seconds();
+    s.end_s = out.start_s + op.end.seconds();
+    s.collective = op.collective;
+    out.slices.push_back(std::move(s));
+  }
+  // The group's share of each class's links: every link of the class, scaled by the share of the GPUs.
+  std::array<double, topo::kLinkClassCount> capacity{};
+  for (const auto& l : topology.links()) capacity[static_cast<std::size_t>(l.link_class)] += l.capacity_bytes_per_s;
+  const double share = static_cast<double>(out.gpus.size()) / static_cast<double>(topology.gpu_count());
+  const double seconds = outcome.duration.seconds();
+  for (std::size_t c = 0; c < capacity.size(); ++c) {
+    if (capacity[c] <= 0 || seconds <= 0) continue;
+    out.link_utilisation[std::string(topo::to_string(static_cast<topo::LinkClass>(c)))] =
+        bytes.bytes[c] / (capacity[c] * share * seconds);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<OpTracePass> trace_ops(const parallel::PipelineTimeline& timeline, const exec::PassRunner& runner,
+                                   const topo::Topology& topology,
+                                   const std::function<TracedProgram(int rank, const parallel::Pass& pass)>& program_of) {
+  std::vector<OpTracePass> out;
+  std::set<parallel::PassKind> seen;
+  for (std::size_t r = 0; r < timeline.per_rank.size(); ++r) {
+    for (const auto& pt : timeline.per_rank[r]) {
+      if (!seen.insert(pt.pass.kind).second) continue;
+      const int rank = static_cast<int>(r);
+      out.push_back(trace_pass(rank, pt, program_of(rank, pt.pass), runner, topology));
+    }
+  }
+  return out;
+}
+
+}  // namespace k3::train
