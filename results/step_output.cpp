@@ -171,8 +171,9 @@ namespace {
 constexpr int kGpuPid = 1000;
 constexpr int kLinksPid = 999;
 // One track per stream of a GPU: its compute stream, then one per collective kind.
-const std::vector<std::string> kStreams{"compute",       "dispatch",  "combine", "allreduce",
-                                        "reducescatter", "allgather", "alltoall"};
+// (workload::to_string(CollectiveKind) names them.)
+const std::vector<std::string> kStreams{"compute",    "all-to-all dispatch", "all-to-all combine", "all-reduce",
+                                        "reduce-scatter", "all-gather",     "all-to-all"};
 
 int stream_tid(const std::string& stream) {
   const auto it = std::find(kStreams.begin(), kStreams.end(), stream);

@@ -81,7 +81,7 @@ Svg bar_chart(const BarChart& c) {
   if (horizontal) {
     double widest = 0;
     for (const auto& cat : c.categories) widest = std::max(widest, detail::text_width_px(cat));
-    left = std::clamp(widest + 34, 70.0, 260.0);  // room for the rotated axis label
+    left = std::clamp(widest + 40, 70.0, 260.0);  // room for the rotated axis label
   }
   const detail::PlotArea area = detail::frame(canvas, c.title, left, legend);
   const auto [lo, hi] = value_range(c);

@@ -69,7 +69,12 @@ void add_all_to_all(Report& report, const nlohmann::json& review) {
   bytes.title = "Bytes per token per MoE layer, by link class";
   bytes.category_label = "Link class";
   bytes.value_axis = {"Bytes per token", "KiB", false};
-  bytes.categories = kLinkClasses;
+  // Classes no variant uses (fabric on a rail-optimised fabric with DeepEP) would be empty groups.
+  for (const auto& c : kLinkClasses) {
+    const bool used = std::any_of(models.begin(), models.end(),
+                                  [&](const nlohmann::json& m) { return m.at("bytes_per_token").at(c).get<double>() > 0; });
+    if (used) bytes.categories.push_back(c);
+  }
   BarChart dedup;
   dedup.title = "Dedup factor: expert copies per transfer";
   dedup.category_label = "Where copies merge";
@@ -78,13 +83,13 @@ void add_all_to_all(Report& report, const nlohmann::json& review) {
   for (const auto& m : models) {
     const std::string name = m.at("variant").get<std::string>();
     BarSeries b{name, {}}, d{name, {m.at("dedup_factor").at("gpu").get<double>(), m.at("dedup_factor").at("node").get<double>()}};
-    for (const auto& c : kLinkClasses) b.values.push_back(m.at("bytes_per_token").at(c).get<double>() / kKiB);
+    for (const auto& c : bytes.categories) b.values.push_back(m.at("bytes_per_token").at(c).get<double>() / kKiB);
     bytes.series.push_back(std::move(b));
     dedup.series.push_back(std::move(d));
   }
   bytes.size = dedup.size = {960, 320};
   s.chart(bar_chart(bytes), "Look at the NIC bars: they are what the scale-out fabric carries. Fabric bytes are the part "
-                            "of the NIC bytes that changes rail (grouped, not stacked).");
+                            "of the NIC bytes that changes rail (grouped, not stacked); a class no variant uses is left out.");
   s.chart(bar_chart(dedup), "Look at per node: the higher it is, the fewer copies cross a NIC for the same experts.");
 
   const auto& first = models.front();
@@ -120,8 +125,9 @@ void add_balancing(Report& report, const nlohmann::json& review, const std::vect
   s.paragraph(fmt::format(
       "MaxVio = (max - mean) / mean tokens per expert of the global batch after each bias update, for Quantile "
       "Balancing (histogram, 1000 bins) and sign-SGD on each variant's routing shape: {} ranks x {} tokens per step, "
-      "{} steps (the `k3sim balance` model). The noise floor is what an ideal router with equal expected loads still "
-      "shows on a batch of that size.",
+      "{} steps (the `k3sim balance` model; a short run, to keep the report fast: sign-SGD moves each bias by a fixed "
+      "1e-3 per step and needs hundreds of steps, `k3sim balance --steps 300` shows the rest). The noise floor is what "
+      "an ideal router with equal expected loads still shows on a batch of that size.",
       balance.at("ranks").get<int>(), balance.at("tokens_per_rank").get<int>(), balance.at("steps").get<int>()));
   LineChart c;
   c.title = "MaxVio per step";

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -67,7 +68,8 @@ std::string causes_sentence(const VariantView& fast, const VariantView& slow) {
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return std::fabs(a.second) > std::fabs(b.second); });
   const double total = slow.step_s() - fast.step_s();
-  std::string out = fmt::format("Why: of the {} by which {} is slower than {}, ", seconds_text(total), slow.name, fast.name);
+  std::string out = fmt::format("Why: {} is {} slower than {}; the largest changes are ", slow.name,
+                                seconds_text(total), fast.name);
   double covered = 0;
   const std::size_t n = std::min<std::size_t>(3, sorted.size());
   for (std::size_t i = 0; i < n; ++i) {
@@ -75,8 +77,8 @@ std::string causes_sentence(const VariantView& fast, const VariantView& slow) {
     out += fmt::format("{}{} {}", i == 0 ? "" : (i + 1 == n ? " and " : ", "), sorted[i].first,
                        signed_seconds_text(sorted[i].second));
   }
-  out += fmt::format(" account for {} of the difference (positive: slower in {}).",
-                     percent_text(total != 0 ? covered / total : 0.0), slow.name);
+  out += fmt::format(" (together {}; every other cause together {}; positive: slower in {}).",
+                     signed_seconds_text(covered), signed_seconds_text(total - covered), slow.name);
   return out;
 }
 
@@ -120,7 +122,9 @@ void add_verdict(Report& report, const nlohmann::json& comparison, const std::ve
   for (const auto& m : metrics) {
     const auto [best, second] = best_two(vs, m);
     if (best < 0) continue;
-    wins[vs[static_cast<std::size_t>(best)].name].push_back(m.label);
+    std::string lower = m.label;
+    if (!lower.empty()) lower[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(lower[0])));
+    wins[vs[static_cast<std::size_t>(best)].name].push_back(lower);
     detail.push_back(metric_sentence(vs, m, best, second));
   }
   std::string headline;

@@ -47,10 +47,13 @@ OpTracePass trace_pass(int rank, const parallel::PassTiming& at, const TracedPro
     s.collective = op.collective;
     out.slices.push_back(std::move(s));
   }
-  // The group's share of each class's links: every link of the class, scaled by the share of the GPUs.
+  // The group's share of each class's links: every link of the class, scaled by the share of the GPUs the
+  // pass's collectives span (a pass without overlap simulates one GPU's thread against the whole group).
+  std::set<parallel::GpuIndex> group(traced.program.gpus.begin(), traced.program.gpus.end());
+  for (const auto& c : traced.program.collectives) group.insert(c.gpus.begin(), c.gpus.end());
   std::array<double, topo::kLinkClassCount> capacity{};
   for (const auto& l : topology.links()) capacity[static_cast<std::size_t>(l.link_class)] += l.capacity_bytes_per_s;
-  const double share = static_cast<double>(out.gpus.size()) / static_cast<double>(topology.gpu_count());
+  const double share = static_cast<double>(group.size()) / static_cast<double>(topology.gpu_count());
   const double seconds = outcome.duration.seconds();
   for (std::size_t c = 0; c < capacity.size(); ++c) {
     if (capacity[c] <= 0 || seconds <= 0) continue;
@@ -67,7 +70,13 @@ std::vector<OpTracePass> trace_ops(const parallel::PipelineTimeline& timeline, c
                                    const std::function<TracedProgram(int rank, const parallel::Pass& pass)>& program_of) {
   std::vector<OpTracePass> out;
   std::set<parallel::PassKind> seen;
-  for (std::size_t r = 0; r < timeline.per_rank.size(); ++r) {
+  // The middle pipeline rank first: under DualPipe both of its chunks hold MoE layers, so its F&B pass shows
+  // one micro-batch's all-to-all beside the other's compute (rank 0's forward chunk is the dense first stage).
+  const std::size_t ranks = timeline.per_rank.size();
+  std::vector<std::size_t> order{ranks / 2};
+  for (std::size_t r = 0; r < ranks; ++r)
+    if (r != ranks / 2) order.push_back(r);
+  for (const std::size_t r : order) {
     for (const auto& pt : timeline.per_rank[r]) {
       if (!seen.insert(pt.pass.kind).second) continue;
       const int rank = static_cast<int>(r);

@@ -20,7 +20,8 @@ struct TracedProgram {
   int forward_threads = 0;
 };
 
-// For each pass kind, the first pass of the lowest pipeline rank that runs it, re-run op by op on `runner`.
+// For each pass kind, the first pass of the middle pipeline rank (else the lowest rank) that runs it, re-run
+// op by op on `runner`.
 // `program_of(rank, pass)` builds that pass's program.
 std::vector<OpTracePass> trace_ops(const parallel::PipelineTimeline& timeline, const exec::PassRunner& runner,
                                    const topo::Topology& topology,

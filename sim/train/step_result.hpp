@@ -50,7 +50,7 @@ struct TraceSpan {
 // the GPU's compute stream, or the GPU's part of a collective on the stream of that collective's kind.
 struct OpTraceSlice {
   int gpu = 0;              // global GPU index
-  std::string stream;       // "compute", "dispatch", "combine", "allreduce", "reducescatter", "allgather", "alltoall"
+  std::string stream;       // "compute", or the collective's kind: "all-to-all dispatch", "all-reduce", ...
   std::string name;         // the op category ("dense GEMM") or the collective's label ("dispatch L12")
   std::string micro_batch;  // "mb 3 forward", "mb 0 backward": which micro-batch of the pass it belongs to
   double start_s = 0;       // in the step's time
@@ -58,10 +58,10 @@ struct OpTraceSlice {
   int collective = -1;      // index of the collective within its pass (slices of one collective share it); -1: compute
 };
 
-// One pass simulated op by op for the trace: the first pass of each kind (F, B, W, F&B) on the lowest pipeline
-// rank that runs it, placed where the pipeline timeline runs it.
+// One pass simulated op by op for the trace: the first pass of each kind (F, B, W, F&B) on the middle pipeline
+// rank (else the lowest that runs it), placed where the pipeline timeline runs it.
 struct OpTracePass {
-  std::string kind;    // forward, backward, weight, forward_backward, ...
+  std::string kind;    // parallel::to_string(PassKind): "F", "B", "W", "F&B", ...
   std::string label;   // "F0/B1 mb7/0"
   int pipeline_rank = 0;
   double start_s = 0;
