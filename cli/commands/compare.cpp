@@ -24,6 +24,7 @@
 #include "results/band_output.hpp"
 #include "sim/train/step_band.hpp"
 #include "sim/train/step_simulator.hpp"
+#include "sweep/comparison.hpp"
 #include "sweep/variant_review.hpp"
 #include "sweep/variants.hpp"
 
@@ -42,13 +43,6 @@ struct CompareOptions {
   bool review = false;  // KV curves, traffic and balancer runs beside the steps (--review, or with --report)
 };
 
-// One compared quantity: JSON pointer into a variant's entry, label with unit.
-struct Metric {
-  std::string pointer;
-  std::string label;
-  std::string unit;
-};
-
 // One variant simulated, with its band when asked for; `band_seed` is the same for every variant so that
 // their samples are paired (sim/train/step_band.hpp).
 nlohmann::json simulate_variant(const sweep::Variant& v, const input::ScenarioInputs& in, const CompareOptions& o,
@@ -65,12 +59,9 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const input::ScenarioIn
   const auto band = train::simulate_step_band(in.scenario, in.model, *in.topology, in.profile_or_null(), r, band_options);
   sample_step_s = band.sample_step_time_s;
   if (trace) *trace = r.trace;
-  nlohmann::json e;
-  e["name"] = v.name;
-  e["source"] = v.scenario.source;
-  e["result"] = results::step_to_json(r);
-  results::add_band(e["result"], band);
-  e["memory_headroom_bytes_per_gpu"] = r.hbm_bytes - train::memory_total(r.memory);
+  auto step = results::step_to_json(r);
+  results::add_band(step, band);
+  nlohmann::json e = sweep::variant_entry(v.name, v.scenario.source, step);
   // Inference-side view of the same model at the planned context: cache per sequence (model/kv_cache.hpp).
   const auto kv = model::kv_cache(in.model);
   const double context = static_cast<double>(in.scenario.batch.seq_len);
@@ -78,64 +69,7 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const input::ScenarioIn
                    {"bytes_per_token", kv.bytes_per_token},
                    {"state_bytes_per_sequence", kv.state_bytes_per_sequence},
                    {"bytes_per_sequence", kv.bytes_per_token * context + kv.state_bytes_per_sequence}};
-  nlohmann::json links = nlohmann::json::object();
-  for (const auto& l : r.links) links[l.link_class] = l.bytes;
-  e["link_bytes"] = links;
-  nlohmann::json breakdown = nlohmann::json::object();
-  for (const auto& b : r.breakdown) breakdown[b.name] = breakdown.value(b.name, 0.0) + b.seconds;
-  e["breakdown_s"] = breakdown;
   return e;
-}
-
-std::vector<Metric> metrics_of(const nlohmann::json& variants) {
-  std::vector<Metric> m = {
-      {"/result/step_time_s", "step time", "s"},
-      {"/result/tokens_per_s", "throughput", "tokens/s"},
-      {"/result/mfu", "MFU", "fraction of BF16 peak"},
-      {"/memory_headroom_bytes_per_gpu", "memory headroom per GPU", "B"},
-      {"/kv_cache/bytes_per_sequence", "KV cache + state per sequence at the planned context", "B"},
-      {"/result/cost_per_trillion_tokens_usd", "cost per 1e12 tokens", "USD"},
-  };
-  // Union over variants of breakdown entries and link classes, in first-seen order.
-  std::vector<std::string> seen;
-  auto add = [&](const std::string& ptr, const std::string& label, const std::string& unit) {
-    if (std::find(seen.begin(), seen.end(), ptr) != seen.end()) return;
-    seen.push_back(ptr);
-    m.push_back({ptr, label, unit});
-  };
-  for (const auto& v : variants) {
-    for (const auto& b : v.at("result").at("breakdown")) {
-      const auto name = b.at("name").get<std::string>();
-      add((nlohmann::json::json_pointer("/breakdown_s") / name).to_string(), name, "s");
-    }
-  }
-  for (const auto& v : variants) {
-    for (const auto& [cls, bytes] : v.at("link_bytes").items()) {
-      add((nlohmann::json::json_pointer("/link_bytes") / cls).to_string(), "bytes moved on " + cls + " links", "B");
-    }
-  }
-  return m;
-}
-
-// The variant with the shortest step, and in how many of the paired band samples it is still the fastest.
-nlohmann::json winner_json(const nlohmann::json& list, const std::vector<std::vector<double>>& samples) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < list.size(); ++i) {
-    if (list[i].at("result").at("step_time_s").get<double>() < list[best].at("result").at("step_time_s").get<double>()) best = i;
-  }
-  nlohmann::json w{{"name", list[best].at("name")}, {"by", "step time"}};
-  const std::size_t n = samples.empty() ? 0 : samples.front().size();
-  if (n == 0 || list.size() < 2) return w;
-  int holds = 0;
-  for (std::size_t s = 0; s < n; ++s) {
-    bool fastest = true;
-    for (std::size_t i = 0; i < samples.size(); ++i) fastest = fastest && (i == best || samples[best][s] < samples[i][s]);
-    holds += fastest ? 1 : 0;
-  }
-  w["samples"] = n;
-  w["holds_in_samples"] = holds;
-  w["holds_across_band"] = holds == static_cast<int>(n);
-  return w;
 }
 
 // The variants simulated, and (with a report) the review's KV curves, traffic and balancer runs beside them;
@@ -150,30 +84,7 @@ nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const C
     list.push_back(simulate_variant(variants[i], inputs[i], o, variants.front().scenario.seed, samples[i],
                                     i == 0 ? trace : nullptr));
   }
-  nlohmann::json metrics = nlohmann::json::array();
-  for (const auto& m : metrics_of(list)) {
-    const nlohmann::json::json_pointer ptr(m.pointer);
-    const bool base_has = list[0].contains(ptr);
-    const double base = base_has ? list[0].at(ptr).get<double>() : 0;
-    nlohmann::json row{{"pointer", m.pointer}, {"label", m.label}, {"unit", m.unit}};
-    auto& values = row["values"] = nlohmann::json::array();
-    for (const auto& v : list) {
-      if (!v.contains(ptr)) {
-        values.push_back(nullptr);  // this variant has no such entry (no price, no such link class)
-        continue;
-      }
-      const double x = v.at(ptr).get<double>();
-      nlohmann::json cell{{"value", x}};
-      if (base_has) {
-        cell["delta"] = x - base;
-        if (base != 0) cell["delta_fraction"] = (x - base) / base;
-      }
-      values.push_back(cell);
-    }
-    metrics.push_back(row);
-  }
-  nlohmann::json out{{"baseline", list[0].at("name")}, {"variants", list}, {"metrics", metrics},
-                     {"winner", winner_json(list, samples)}};
+  nlohmann::json out = sweep::comparison_json(list, samples);
   if (o.review) {
     std::vector<sweep::ReviewVariant> review;
     for (std::size_t i = 0; i < variants.size(); ++i) {

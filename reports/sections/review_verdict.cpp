@@ -83,15 +83,30 @@ std::string causes_sentence(const VariantView& fast, const VariantView& slow) {
 }
 
 std::string band_sentence(const nlohmann::json& winner, const std::vector<VariantView>& vs) {
-  if (!winner.contains("samples")) {
-    return "How sure: no uncertainty band was sampled (--samples 0), so the verdict rests on the plain runs alone.";
-  }
   std::string bands;
+  double lo_of_slowest = 0, hi_of_fastest = 0;
+  bool all_banded = true;
   for (const auto& v : vs) {
-    if (!v.result().contains("band")) continue;
+    if (!v.result().contains("band")) {
+      all_banded = false;
+      continue;
+    }
     const auto& b = v.result().at("band").at("step_time_s");
     bands += fmt::format("{}{} {}..{}", bands.empty() ? "" : ", ", v.name, seconds_text(b.at("p10").get<double>()),
                          seconds_text(b.at("p90").get<double>()));
+    if (v.name == winner.at("name").get<std::string>()) hi_of_fastest = b.at("p90").get<double>();
+    else lo_of_slowest = lo_of_slowest == 0 ? b.at("p10").get<double>() : std::min(lo_of_slowest, b.at("p10").get<double>());
+  }
+  if (!winner.contains("samples")) {
+    if (bands.empty() || !all_banded) {
+      return "How sure: no uncertainty band was sampled, so the verdict rests on the plain runs alone.";
+    }
+    // Separate runs share no paired samples: all that can be said is whether the bands overlap.
+    return fmt::format("How sure: the runs were not paired (separate scenarios), so only their bands can be set side "
+                       "by side (step time P10..P90: {}); {}.",
+                       bands,
+                       hi_of_fastest < lo_of_slowest ? "they do not overlap, the step-time verdict holds across them"
+                                                     : "they overlap, the step-time verdict is not settled by them");
   }
   const int holds = winner.at("holds_in_samples").get<int>(), n = winner.at("samples").get<int>();
   return fmt::format(
