@@ -24,10 +24,11 @@ struct ReviewVariant {
 
 struct ReviewOptions {
   std::vector<double> kv_contexts{4096, 32768, 131072, 1048576};  // 4K .. 1M tokens
-  // A short balancing run keeps the review fast (~1 s): the curves have flattened by then for both shapes,
-  // and the per-GPU loads the step used come from the scenario's own balancer state, not from these runs.
-  int balance_steps = 30;
-  int balance_tokens_per_rank = 2048;
+  // A short balancing run keeps the review fast (QB reaches 1.5x its noise floor in about 6 steps; sign-SGD's
+  // fixed 1e-3 steps need hundreds, which `k3sim balance` shows). The per-GPU loads the step used come from the
+  // scenario's own balancer state, not from these runs.
+  int balance_steps = 20;
+  int balance_tokens_per_rank = 1024;
   int traffic_tokens_per_gpu = 256;
   int threads = 0;  // 0 = all hardware threads; the result does not depend on it
 };
