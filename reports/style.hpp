@@ -17,7 +17,7 @@ body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.5 system-ui,-app
 details.group{border:1px solid var(--line);border-radius:4px;margin:8px 0;padding:4px 12px}
 details.group>summary{cursor:pointer;font-weight:600;padding:4px 0}
 svg.chart text.value{font-size:11.5px;fill:#1d2329}
-.toc{position:sticky;top:0;z-index:2;display:flex;flex-wrap:wrap;gap:4px 18px;padding:8px 32px;background:#fff;border-bottom:1px solid var(--line)}
+.toc{display:flex;flex-wrap:wrap;gap:4px 18px;padding:8px 32px;background:#fff;border-bottom:1px solid var(--line)}
 .toc a{color:var(--accent);text-decoration:none;font-weight:500}
 .toc a:hover{text-decoration:underline}
 main{max-width:1120px;margin:0 auto;padding:8px 24px 24px}

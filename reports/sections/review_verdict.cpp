@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "reports/sections/review_parts.hpp"
+#include "reports/text.hpp"
 
 namespace k3::reports::review {
 
@@ -128,7 +129,7 @@ void add_verdict(Report& report, const nlohmann::json& comparison, const std::ve
       {"Step time", "/result/step_time_s", true, seconds_text},
       priced ? Metric{"Cost per 1e12 tokens", "/result/cost_per_trillion_tokens_usd", true, usd_text}
              : Metric{"GPU-hours per 1e12 tokens", "/result/gpu_hours_per_trillion_tokens", true,
-                      [](double h) { return fmt::format("{:.3g} GPU-h", h); }},
+                      [](double h) { return display_number(h, 3) + " GPU-h"; }},
       {"Memory headroom per GPU", "/memory_headroom_bytes_per_gpu", false, gib_text},
   };
   std::vector<std::string> sentences;
@@ -172,7 +173,7 @@ void add_verdict(Report& report, const nlohmann::json& comparison, const std::ve
     if (priced) {
       cards.push_back({v.name + " cost per 1e12 tokens", r.at("cost_per_trillion_tokens_usd").get<double>(), "k USD",
                        v.pointer + "/result/cost_per_trillion_tokens_usd",
-                       fmt::format("{:.3g} GPU-hours", r.at("gpu_hours_per_trillion_tokens").get<double>()), 1e-3});
+                       display_number(r.at("gpu_hours_per_trillion_tokens").get<double>(), 3) + " GPU-hours", 1e-3});
     }
   }
   for (const auto& v : vs) {

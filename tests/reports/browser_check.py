@@ -3,7 +3,7 @@
 
   browser_check.py --produce "CMD" --html out.html --screenshot out.png
                    [--expect SECTION:KIND,KIND ...] [--json out.json --min-keys N] [--max-bytes N]
-                   [--min-charts N] [--pdf out.pdf] [--max-width-px N]
+                   [--min-charts N] [--pdf out.pdf] [--max-width-px N] [--captions]
 
 --produce runs CMD (a shell command that writes the report, and --json's file when given) first.
 Checks, each failing the test with a message:
@@ -18,6 +18,7 @@ Checks, each failing the test with a message:
   * every number with a data-key equals the value at that JSON pointer in the --json output;
   * no two series of one chart share a colour (marks name their series in data-series; heatmaps excepted,
     their colour is the value);
+  * with --captions, every chart has a caption (what to look at);
   * with --max-width-px, the page fits a window that wide (a laptop) without horizontal scrolling;
   * with --pdf, Chromium prints the page to A4 and to Letter PDF (out.pdf, out-letter.pdf); in print media at
     each paper's printable size every chart is kept whole (break-inside: avoid, height under one page), each
@@ -163,6 +164,12 @@ def check_page(driver, url, args):
             if kind not in have:
                 fail(f"section '{section}' lacks a '{kind}' chart (has {have})")
             have.remove(kind)
+    if args.captions:
+        bare = driver.execute_script("""
+          return Array.from(document.querySelectorAll('figure')).filter(f => {
+            const c = f.querySelector('figcaption'); return !c || !c.textContent.trim(); }).length;""")
+        if bare:
+            fail(f"{bare} charts without a caption")
     if len(charts) < args.min_charts:
         fail(f"{len(charts)} charts, expected at least {args.min_charts}")
     clashes = driver.execute_script("""
@@ -294,6 +301,7 @@ def main():
     ap.add_argument("--min-charts", type=int, default=1)
     ap.add_argument("--pdf")
     ap.add_argument("--max-width-px", type=int)
+    ap.add_argument("--captions", action="store_true")
     args = ap.parse_args()
 
     pathlib.Path(args.html).parent.mkdir(parents=True, exist_ok=True)
