@@ -137,8 +137,9 @@ std::vector<ValidationCase> validate_qwen3(const ValidationPaths& paths, std::ve
   for (std::size_t r = 0; r < lc.rows.size(); ++r) {
     const auto num = [&](const char* col) { return static_cast<int>(lc.number(r, col)); };
     const int seq = num("seq_len"), cp = num("cp"), gbs = num("gbs");
-    const std::string setup = fmt::format("seq {} TP{} CP{} EP{} PP{} VPP{} GBS{}, forced balance", seq, num("tp"), cp,
-                                          num("ep"), num("pp"), num("vpp"), gbs);
+    const std::string setup =
+        fmt::format("seq {} TP{} CP{} EP{} PP{} VPP{} GBS{}, recompute norm+moe, forced balance", seq, num("tp"), cp,
+                    num("ep"), num("pp"), num("vpp"), gbs);
     std::vector<input::Override> sets = {
         {"cluster.nodes", std::to_string(num("nodes"))},
         {"parallel.tp", std::to_string(num("tp"))},
@@ -148,7 +149,9 @@ std::vector<ValidationCase> validate_qwen3(const ValidationPaths& paths, std::ve
         {"parallel.vpp", std::to_string(num("vpp"))},
         {"batch.seq_len", std::to_string(seq)},
         {"batch.global_batch_seqs", std::to_string(gbs)},
-        {"recompute", "selective"},
+        // The file's header: "selective recompute of layernorm and moe modules" (Megatron-Core's
+        // --recompute-modules layernorm moe).
+        {"recompute", "[norm, moe]"},
     };
     const std::string name = fmt::format("qwen3-235b long context {}", setup);
     try {

@@ -28,7 +28,7 @@ struct TopoOptions {
 
 constexpr topo::LinkClass kClasses[] = {topo::LinkClass::nvlink, topo::LinkClass::pcie, topo::LinkClass::nic,
                                         topo::LinkClass::leaf_spine, topo::LinkClass::spine_core};
-constexpr topo::VertexKind kKinds[] = {topo::VertexKind::gpu,  topo::VertexKind::nvswitch, topo::VertexKind::nic,
+constexpr topo::VertexKind kVertexKinds[] = {topo::VertexKind::gpu,  topo::VertexKind::nvswitch, topo::VertexKind::nic,
                                        topo::VertexKind::leaf, topo::VertexKind::spine,    topo::VertexKind::core};
 
 nlohmann::json to_json(const topo::ClusterSpec& spec, const topo::Topology& t, const topo::TopologySummary& s) {
@@ -46,7 +46,7 @@ nlohmann::json to_json(const topo::ClusterSpec& spec, const topo::Topology& t, c
                    {"nvfp4_flops_per_s", g.nvfp4_flops_per_s}, {"hbm_bytes", g.hbm_bytes},
                    {"hbm_bytes_per_s", g.hbm_bytes_per_s}, {"sms", g.sms}, {"source", g.source}};
   j["notes"] = spec.notes;  // what loading changed from the file as written
-  for (auto k : kKinds) j["vertices_by_kind"][std::string(topo::to_string(k))] = s.vertices_by_kind[static_cast<std::size_t>(k)];
+  for (auto k : kVertexKinds) j["vertices_by_kind"][std::string(topo::to_string(k))] = s.vertices_by_kind[static_cast<std::size_t>(k)];
   for (auto c : kClasses) {
     const auto i = static_cast<std::size_t>(c);
     const std::string name(topo::to_string(c));
@@ -65,7 +65,7 @@ void print_table(const topo::ClusterSpec& spec, const topo::Topology& t, const t
              s.nodes, t.gpus_per_node(), g.name, g.source, topo::to_string(spec.fabric.kind), spec.fabric.radix);
   for (const auto& note : spec.notes) fmt::print("note: {}\n", note);
   fmt::print("{:<12} {:>10}\n", "vertices", "count");
-  for (auto k : kKinds) fmt::print("{:<12} {:>10}\n", topo::to_string(k), s.vertices_by_kind[static_cast<std::size_t>(k)]);
+  for (auto k : kVertexKinds) fmt::print("{:<12} {:>10}\n", topo::to_string(k), s.vertices_by_kind[static_cast<std::size_t>(k)]);
   fmt::print("switches     {:>10}\n\n", s.switches);
   fmt::print("{:<12} {:>14} {:>26} {:>16}\n", "link class", "directed links", "injection per GPU (GB/s)", "bisection cut");
   for (auto c : kClasses) {

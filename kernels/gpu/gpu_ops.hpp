@@ -38,11 +38,15 @@ bool fp8_supported();
 // Experts packed as in grouped_gemm_ref; one cuBLAS grouped call (BF16).
 std::vector<float> grouped_gemm(std::span<const float> a, std::span<const float> b, std::span<const std::size_t> tokens,
                                 std::size_t n, std::size_t k);
+// MLA: FlashAttention-2 prefill with K3's output gate (BF16 tensor cores) and the absorbed decode split over
+// the cache; layouts as mla_prefill_tiled_ref and mla_decode_split_ref.
 std::vector<float> mla_prefill(std::span<const float> q, std::span<const float> k, std::span<const float> v,
-                               std::size_t tokens, std::size_t heads, std::size_t dqk, std::size_t dv);
+                               std::span<const float> gate, std::size_t tokens, std::size_t heads, std::size_t dqk,
+                               std::size_t dv);
 std::vector<float> mla_decode(std::span<const float> q, std::span<const float> cache, std::size_t heads,
                               std::size_t cache_len, std::size_t dk, std::size_t dv, float scale);
-// KDA: chunkwise forward over T tokens from `state` (updated) and one decode step; layouts as kda_recurrent_ref.
+// KDA: chunkwise forward on tensor cores over T tokens from `state` (updated; q, k, v rounded to BF16) and one
+// recurrent decode step (FP32); layouts as kda_recurrent_ref.
 std::vector<float> kda_forward(std::span<const float> q, std::span<const float> k, std::span<const float> v,
                                std::span<const float> a, std::span<const float> beta, std::size_t tokens,
                                std::size_t heads, std::size_t d, std::vector<float>& state);

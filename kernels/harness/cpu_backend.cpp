@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -14,6 +15,10 @@
 #include "kernels/common/test_data.hpp"
 #include "kernels/gemm/gemm_ref.hpp"
 #include "kernels/harness/backend.hpp"
+#include "kernels/kda/kda_chunk_ref.hpp"
+#include "kernels/kda/kda_ref.hpp"
+#include "kernels/mla/mla_ref.hpp"
+#include "kernels/mla/mla_tiled_ref.hpp"
 #include "kernels/permute/permute_ref.hpp"
 #include "kernels/qb_histogram/qb_ref.hpp"
 #include "kernels/rmsnorm/rmsnorm_ref.hpp"
@@ -64,7 +69,8 @@ class CpuBackend final : public Backend {
   }
 
   std::vector<std::string> available_ops() const override {
-    return {"hbm_copy", "gemm_peak", "situ_glu", "rmsnorm", "router", "qb_histogram", "permute", "gemm", "grouped_gemm"};
+    return {"hbm_copy", "gemm_peak", "situ_glu", "rmsnorm", "router", "qb_histogram", "permute", "gemm",
+            "grouped_gemm", "mla_prefill", "mla_decode", "kda_forward", "kda_decode"};
   }
 
   std::vector<OpRun> measure(const std::string& op, bool quick) override {
@@ -156,10 +162,65 @@ class CpuBackend final : public Backend {
             4.0 * static_cast<double>(experts * (per * k + n * k + per * n)),
             [&] { grouped_gemm_ref(a, b, rows, n, k, c); });
       }
+    } else if (op == "mla_prefill" || op == "mla_decode" || op == "kda_forward" || op == "kda_decode") {
+      attention_and_kda(op, quick, add);
     } else {
       throw core::InputError({"--ops", "", 0}, "the cpu backend has no op '" + op + "'");
     }
     return runs;
+  }
+
+ private:
+  using Add = std::function<void(std::string, std::string, cost::WorkUnit, json, double, double,
+                                 const std::function<void()>&)>;
+
+  // The algorithms the CUDA backend times (tiled MLA, chunked KDA; the recurrence for the decode step), at
+  // a few heads: the references are single-threaded and O(T^2) (prefill) or O(T d^2) per head.
+  static void attention_and_kda(const std::string& op, bool quick, const Add& add) {
+    using cost::WorkUnit;
+    const std::size_t heads = 2, d = kKdaHeadDim, qk = kMlaQkDim, vd = kMlaVDim;
+    const auto sizes = [&](std::vector<std::size_t> quick_sizes, std::vector<std::size_t> full_sizes) {
+      return quick ? quick_sizes : full_sizes;
+    };
+    if (op == "mla_prefill") {
+      for (std::size_t t : sizes({64}, {64, 256})) {
+        auto q = random_float(t * heads * qk, 16, -1, 1), k = random_float(t * heads * qk, 17, -1, 1);
+        auto v = random_float(t * heads * vd, 18, -1, 1), gate = random_float(t * heads * vd, 19, -4, 4);
+        std::vector<float> o(t * heads * vd);
+        add("attention", "gemm_fp32", WorkUnit::kFlops,
+            {{"tokens", t}, {"heads", heads}, {"algorithm", "FlashAttention-2 tiles"}},
+            mla_prefill_flops(t, heads, qk, vd), 4.0 * static_cast<double>(t * heads * (2 * qk + 3 * vd)),
+            [&] { mla_prefill_tiled_ref(q, k, v, gate, t, heads, qk, vd, o); });
+      }
+    } else if (op == "mla_decode") {
+      const std::size_t group = 16, dk = kMlaLatentKeyDim, dv = kMlaLatentValueDim;  // one head group
+      const float scale = 1.0f / std::sqrt(static_cast<float>(qk));
+      for (std::size_t len : sizes({256}, {256, 4096})) {
+        auto q = random_float(group * dk, 20, -1, 1), cache = random_float(len * dk, 21, -1, 1);
+        std::vector<float> o(group * dv);
+        add("attention_decode", "hbm", WorkUnit::kBytes,
+            {{"cache_len", len}, {"heads", group}, {"algorithm", "split + combine"}}, 0,
+            mla_decode_bytes(group, len, dk, dv),
+            [&] { mla_decode_split_ref(q, cache, group, len, dk, dv, scale, mla_decode_split_len(len), o); });
+      }
+    } else {
+      const bool decode = op == "kda_decode";
+      for (std::size_t t : decode ? std::vector<std::size_t>{1} : sizes({64}, {64, 256})) {
+        auto q = random_float(t * heads * d, 22, -0.1, 0.1), k = random_float(t * heads * d, 23, -0.1, 0.1);
+        auto v = random_float(t * heads * d, 24, -1, 1), a = random_float(t * heads * d, 25, 0.9, 1.0);
+        auto beta = random_float(t * heads, 26, 0, 1), state = random_float(heads * d * d, 27, -1, 1);
+        std::vector<float> o(t * heads * d);
+        if (decode) {
+          add("kda_decode", "hbm", WorkUnit::kBytes, {{"heads", heads}, {"head_dim", d}}, 0,
+              kda_decode_bytes(heads, d), [&] { kda_recurrent_ref(q, k, v, a, beta, 1, heads, d, d, state, o); });
+        } else {
+          add("kda", "gemm_fp32", WorkUnit::kFlops,
+              {{"tokens", t}, {"heads", heads}, {"head_dim", d}, {"algorithm", "chunkwise WY/UT, chunk 64"}},
+              kda_chunk_flops(t, heads, d, kKdaChunk), 8.0 * static_cast<double>(heads * d * d),
+              [&] { kda_chunk_ref(q, k, v, a, beta, t, heads, d, d, kKdaChunk, state, o); });
+        }
+      }
+    }
   }
 };
 

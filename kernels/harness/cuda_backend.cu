@@ -10,9 +10,13 @@
 #include "kernels/gpu/gpu_ops.hpp"
 #include "kernels/harness/backend.hpp"
 #include "kernels/kda/kda.cuh"
+#include "kernels/kda/kda_chunk.cuh"
+#include "kernels/kda/kda_chunk_ref.hpp"
 #include "kernels/kda/kda_ref.hpp"
-#include "kernels/mla/mla.cuh"
+#include "kernels/mla/mla_decode.cuh"
+#include "kernels/mla/mla_prefill.cuh"
 #include "kernels/mla/mla_ref.hpp"
+#include "kernels/mla/mla_tiled_ref.hpp"
 #include "kernels/permute/permute.cuh"
 #include "kernels/probes/probes.cuh"
 #include "kernels/qb_histogram/qb_histogram.cuh"
@@ -303,72 +307,84 @@ class CudaBackend final : public Backend {
   }
 
   void mla_prefill() {
-    {
-      const std::size_t t = 7, h = 2;
+    {  // 67 tokens: a full query tile and a tail of 3, the tail's diagonal inside the second key tile.
+      const std::size_t t = 67, h = 2;
       auto q = to_float(random_bf16(t * h * kMlaQkDim, 36, -1, 1)), k = to_float(random_bf16(t * h * kMlaQkDim, 37, -1, 1));
-      auto v = to_float(random_bf16(t * h * kMlaVDim, 38, -1, 1));
+      auto v = to_float(random_bf16(t * h * kMlaVDim, 38, -1, 1)), gate = to_float(random_bf16(t * h * kMlaVDim, 58, -4, 4));
       std::vector<float> want(t * h * kMlaVDim);
       mla_prefill_ref(q, k, v, t, h, kMlaQkDim, kMlaVDim, want);
-      require(compare(gpu::mla_prefill(q, k, v, t, h, kMlaQkDim, kMlaVDim), want, kAttentionTolerance), "mla_prefill");
+      mla_output_gate_ref(gate, want);
+      require(compare(gpu::mla_prefill(q, k, v, gate, t, h, kMlaQkDim, kMlaVDim), want, kAttentionBf16Tolerance), "mla_prefill");
     }
     const std::size_t heads = 96;
     for (std::size_t t : quick_ ? std::vector<std::size_t>{64, 1024} : std::vector<std::size_t>{64, 256, 1024, 4096}) {
       auto q = device_random<Bf16>(t * heads * kMlaQkDim, 39, -1, 1), k = device_random<Bf16>(t * heads * kMlaQkDim, 40, -1, 1);
-      auto v = device_random<Bf16>(t * heads * kMlaVDim, 41, -1, 1);
+      auto v = device_random<Bf16>(t * heads * kMlaVDim, 41, -1, 1), gate = device_random<Bf16>(t * heads * kMlaVDim, 59, -4, 4);
       DeviceBuffer<float> o(t * heads * kMlaVDim);
-      timed("mla_prefill", "attention", "gemm_bf16", WorkUnit::kFlops, {{"tokens", t}, {"heads", heads}, {"qk_dim", kMlaQkDim}, {"v_dim", kMlaVDim}},
-            mla_prefill_flops(t, heads, kMlaQkDim, kMlaVDim), 2.0 * static_cast<double>(t * heads * (2 * kMlaQkDim + kMlaVDim)),
-            "gpu vs cpu reference at 7 tokens, 2 heads (CUDA-core kernel, not FlashAttention)",
-            [&] { launch_mla_prefill(as_bf16(q.get()), as_bf16(k.get()), as_bf16(v.get()), o.get(), t, heads, kMlaQkDim, kMlaVDim, stream_); });
+      timed("mla_prefill", "attention", "gemm_bf16", WorkUnit::kFlops,
+            {{"tokens", t}, {"heads", heads}, {"qk_dim", kMlaQkDim}, {"v_dim", kMlaVDim}, {"algorithm", "FlashAttention-2, WMMA BF16, output gate"}},
+            mla_prefill_flops(t, heads, kMlaQkDim, kMlaVDim), 2.0 * static_cast<double>(t * heads * (2 * kMlaQkDim + 2 * kMlaVDim)),
+            "gpu vs naive cpu reference (gated) at 67 tokens, 2 heads",
+            [&] { launch_mla_prefill(as_bf16(q.get()), as_bf16(k.get()), as_bf16(v.get()), as_bf16(gate.get()), o.get(), t, heads, kMlaQkDim, kMlaVDim, stream_); });
     }
   }
 
   void mla_decode() {
     const float scale = 1.0f / std::sqrt(static_cast<float>(kMlaQkDim));
-    {
-      auto q = to_float(random_bf16(3 * kMlaLatentKeyDim, 42, -1, 1)), cache = to_float(random_bf16(989 * kMlaLatentKeyDim, 43, -1, 1));
-      std::vector<float> want(3 * kMlaLatentValueDim);
-      mla_decode_ref(q, cache, 3, 989, kMlaLatentKeyDim, kMlaLatentValueDim, scale, want);
-      require(compare(gpu::mla_decode(q, cache, 3, 989, kMlaLatentKeyDim, kMlaLatentValueDim, scale), want, kAttentionTolerance), "mla_decode");
+    {  // 989 cached tokens: 16 runs of 64, the last one partial; 17 heads: a full group of 16 and one more.
+      auto q = to_float(random_bf16(17 * kMlaLatentKeyDim, 42, -1, 1)), cache = to_float(random_bf16(989 * kMlaLatentKeyDim, 43, -1, 1));
+      std::vector<float> want(17 * kMlaLatentValueDim);
+      mla_decode_ref(q, cache, 17, 989, kMlaLatentKeyDim, kMlaLatentValueDim, scale, want);
+      require(compare(gpu::mla_decode(q, cache, 17, 989, kMlaLatentKeyDim, kMlaLatentValueDim, scale), want, kAttentionBf16Tolerance), "mla_decode");
     }
     const std::size_t heads = 96;
     for (std::size_t len : quick_ ? std::vector<std::size_t>{1024, 32768} : std::vector<std::size_t>{256, 4096, 32768, 131072}) {
       auto q = device_random<Bf16>(heads * kMlaLatentKeyDim, 44, -1, 1), cache = device_random<Bf16>(len * kMlaLatentKeyDim, 45, -1, 1);
       DeviceBuffer<float> o(heads * kMlaLatentValueDim);
-      timed("mla_decode", "attention_decode", "hbm", WorkUnit::kBytes, {{"cache_len", len}, {"heads", heads}},
-            0, mla_decode_bytes(heads, len, kMlaLatentKeyDim, kMlaLatentValueDim), "gpu vs cpu reference at 989 cached tokens",
-            [&] { launch_mla_decode(as_bf16(q.get()), as_bf16(cache.get()), o.get(), heads, len, kMlaLatentKeyDim, kMlaLatentValueDim, scale, stream_); });
+      MlaDecodeWorkspace ws(heads, len, kMlaLatentValueDim);
+      timed("mla_decode", "attention_decode", "hbm", WorkUnit::kBytes,
+            {{"cache_len", len}, {"heads", heads}, {"splits", ws.splits()}, {"algorithm", "split over the cache + combine, WMMA BF16"}},
+            0, mla_decode_bytes(heads, len, kMlaLatentKeyDim, kMlaLatentValueDim), "gpu vs naive cpu reference at 989 cached tokens, 17 heads",
+            [&] { launch_mla_decode(as_bf16(q.get()), as_bf16(cache.get()), o.get(), kMlaLatentKeyDim, scale, ws, stream_); });
     }
   }
 
+  // The forward is the chunkwise kernel on BF16 q, k, v; the decode step the FP32 recurrence.
   void kda(bool decode) {
     const std::size_t d = kKdaHeadDim;
     {
       const std::size_t t = decode ? 1 : 67, h = 2;  // 67: a chunk of 64 and a tail
-      auto q = random_float(t * h * d, 46, -0.1, 0.1), k = random_float(t * h * d, 47, -0.1, 0.1);
-      auto v = random_float(t * h * d, 48, -1, 1), a = random_float(t * h * d, 49, 0.9, 1.0), beta = random_float(t * h, 50, 0, 1);
-      auto state0 = random_float(h * d * d, 51, -0.1, 0.1);
+      auto q = to_float(random_bf16(t * h * d, 46, -0.1, 0.1)), k = to_float(random_bf16(t * h * d, 47, -0.1, 0.1));
+      auto v = to_float(random_bf16(t * h * d, 48, -1, 1));
+      auto a = random_float(t * h * d, 49, 0.9, 1.0), beta = random_float(t * h, 50, 0, 1);
+      auto state0 = random_float(h * d * d, 51, -1, 1);
       std::vector<float> want(t * h * d), ref_state = state0, gpu_state = state0;
       kda_recurrent_ref(q, k, v, a, beta, t, h, d, d, ref_state, want);
       const auto got = decode ? gpu::kda_decode(q, k, v, a, beta, h, d, gpu_state) : gpu::kda_forward(q, k, v, a, beta, t, h, d, gpu_state);
-      require(compare(got, want, kKdaTolerance), decode ? "kda_decode" : "kda_forward");
-      require(compare(gpu_state, ref_state, kKdaTolerance), "kda state");
+      const Tolerance tol = decode ? kKdaTolerance : kKdaChunkBf16Tolerance;
+      require(compare(got, want, tol), decode ? "kda_decode" : "kda_forward");
+      require(compare(gpu_state, ref_state, tol), "kda state");
     }
     const std::size_t heads = 96;
     for (std::size_t t : decode ? std::vector<std::size_t>{1} : (quick_ ? std::vector<std::size_t>{64, 1024} : std::vector<std::size_t>{64, 256, 1024, 4096})) {
-      auto q = device_random<float>(t * heads * d, 52, -0.1, 0.1), k = device_random<float>(t * heads * d, 53, -0.1, 0.1);
-      auto v = device_random<float>(t * heads * d, 54, -1, 1), a = device_random<float>(t * heads * d, 55, 0.9, 1.0);
-      auto beta = device_random<float>(t * heads, 56, 0, 1), state = device_random<float>(heads * d * d, 57, -0.1, 0.1);
+      auto a = device_random<float>(t * heads * d, 55, 0.9, 1.0), beta = device_random<float>(t * heads, 56, 0, 1);
+      auto state = device_random<float>(heads * d * d, 57, -1, 1);
       DeviceBuffer<float> o(t * heads * d);
-      const auto launch = [&] { launch_kda_recurrent(q.get(), k.get(), v.get(), a.get(), beta.get(), state.get(), o.get(), t, heads, d, stream_); };
       if (decode) {
+        auto q = device_random<float>(t * heads * d, 52, -0.1, 0.1), k = device_random<float>(t * heads * d, 53, -0.1, 0.1);
+        auto v = device_random<float>(t * heads * d, 54, -1, 1);
         timed("kda_decode", "kda_decode", "hbm", WorkUnit::kBytes, {{"heads", heads}, {"head_dim", d}}, 0,
-              kda_decode_bytes(heads, d), "gpu vs cpu reference (one step, 2 heads)", launch);
+              kda_decode_bytes(heads, d), "gpu vs cpu reference (one step, 2 heads)",
+              [&] { launch_kda_recurrent(q.get(), k.get(), v.get(), a.get(), beta.get(), state.get(), o.get(), t, heads, d, stream_); });
       } else {
+        auto q = device_random<Bf16>(t * heads * d, 52, -0.1, 0.1), k = device_random<Bf16>(t * heads * d, 53, -0.1, 0.1);
+        auto v = device_random<Bf16>(t * heads * d, 54, -1, 1);
+        KdaChunkWorkspace ws(t, heads, d);
         timed("kda_forward", "kda", "gemm_bf16", WorkUnit::kFlops,
-              {{"tokens", t}, {"heads", heads}, {"head_dim", d}, {"algorithm", "recurrent scan (not chunkwise)"}},
+              {{"tokens", t}, {"heads", heads}, {"head_dim", d}, {"algorithm", "chunkwise WY/UT, chunk 64, WMMA BF16"}},
               kda_chunk_flops(t, heads, d, kKdaChunk), 8.0 * static_cast<double>(heads * d * d),
-              "gpu vs cpu reference at 67 tokens, 2 heads", launch);
+              "gpu vs recurrent cpu reference at 67 tokens, 2 heads",
+              [&] { launch_kda_chunk(as_bf16(q.get()), as_bf16(k.get()), as_bf16(v.get()), a.get(), beta.get(), state.get(), o.get(), ws, stream_); });
       }
     }
   }

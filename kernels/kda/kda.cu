@@ -1,6 +1,7 @@
 // KDA as a recurrent scan: one block per head, thread j owns column j of the state S [d_k, d_v] in shared
 // memory. Per token: S = Diag(a) S; u = S^T k; S += b k (v - u)^T; o = S^T q (kda_ref.hpp). This is the
-// decode step and a sequential forward; the chunkwise (WY, tensor-core) forward is not implemented here.
+// decode step (the launcher takes any token count; decode passes one). The prefill forward is the chunkwise
+// tensor-core kernel, kda_chunk.cu.
 #include "kernels/gpu/gpu_ops.hpp"
 #include "kernels/kda/kda.cuh"
 
@@ -59,28 +60,14 @@ void launch_kda_recurrent(const float* q, const float* k, const float* v, const 
   K3_CUDA(cudaGetLastError());
 }
 
-namespace {
-std::vector<float> run_kda(std::span<const float> q, std::span<const float> k, std::span<const float> v,
-                           std::span<const float> a, std::span<const float> beta, std::size_t tokens,
-                           std::size_t heads, std::size_t d, std::vector<float>& state) {
-  DeviceBuffer<float> dq(q), dk(k), dv(v), da(a), db(beta), ds{std::span<const float>(state)}, o(tokens * heads * d);
-  launch_kda_recurrent(dq.get(), dk.get(), dv.get(), da.get(), db.get(), ds.get(), o.get(), tokens, heads, d, nullptr);
-  K3_CUDA(cudaDeviceSynchronize());
-  state = ds.download();
-  return o.download();
-}
-}  // namespace
-
-std::vector<float> gpu::kda_forward(std::span<const float> q, std::span<const float> k, std::span<const float> v,
-                                    std::span<const float> a, std::span<const float> beta, std::size_t tokens,
-                                    std::size_t heads, std::size_t d, std::vector<float>& state) {
-  return run_kda(q, k, v, a, beta, tokens, heads, d, state);
-}
-
 std::vector<float> gpu::kda_decode(std::span<const float> q, std::span<const float> k, std::span<const float> v,
                                    std::span<const float> a, std::span<const float> beta, std::size_t heads,
                                    std::size_t d, std::vector<float>& state) {
-  return run_kda(q, k, v, a, beta, 1, heads, d, state);
+  DeviceBuffer<float> dq(q), dk(k), dv(v), da(a), db(beta), ds{std::span<const float>(state)}, o(heads * d);
+  launch_kda_recurrent(dq.get(), dk.get(), dv.get(), da.get(), db.get(), ds.get(), o.get(), 1, heads, d, nullptr);
+  K3_CUDA(cudaDeviceSynchronize());
+  state = ds.download();
+  return o.download();
 }
 
 }  // namespace k3::kernels

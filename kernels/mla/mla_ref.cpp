@@ -33,6 +33,13 @@ void mla_prefill_ref(std::span<const float> q, std::span<const float> k, std::sp
   }
 }
 
+void mla_output_gate_ref(std::span<const float> gate, std::span<float> o) {
+  K3SIM_ASSERT(gate.size() == o.size(), "mla_output_gate_ref: bad sizes");
+  for (std::size_t i = 0; i < o.size(); ++i) {
+    o[i] = static_cast<float>(static_cast<double>(o[i]) / (1.0 + std::exp(-static_cast<double>(gate[i]))));
+  }
+}
+
 void mla_decode_ref(std::span<const float> q, std::span<const float> cache, std::size_t heads, std::size_t cache_len,
                     std::size_t dk, std::size_t dv, float scale, std::span<float> o) {
   K3SIM_ASSERT(q.size() == heads * dk && cache.size() == cache_len * dk && o.size() == heads * dv && dv <= dk &&

@@ -14,12 +14,14 @@ namespace k3::kernels {
 void mla_prefill_ref(std::span<const float> q, std::span<const float> k, std::span<const float> v, std::size_t tokens,
                      std::size_t heads, std::size_t dqk, std::size_t dv, std::span<float> o);
 
+// K3's output gate, o *= sigmoid(gate) elementwise ([T, H, dv]): the gated prefill is this after mla_prefill_ref.
+void mla_output_gate_ref(std::span<const float> gate, std::span<float> o);
+
 // q [H, dk], cache [L, dk] -> o [H, dv] using cache[:, 0:dv] as values.
 void mla_decode_ref(std::span<const float> q, std::span<const float> cache, std::size_t heads, std::size_t cache_len,
                     std::size_t dk, std::size_t dv, float scale, std::span<float> o);
 
-// Outputs are convex combinations of BF16 values computed in FP32 with a different summation order.
-inline constexpr Tolerance kAttentionTolerance{1e-4, 0x1.0p-7};
+// The tolerances of the tiled references and of the kernels are in mla_tiled_ref.hpp.
 
 inline double mla_prefill_flops(std::size_t tokens, std::size_t heads, std::size_t dqk, std::size_t dv) {
   const double pairs = static_cast<double>(tokens) * static_cast<double>(tokens + 1) / 2.0;

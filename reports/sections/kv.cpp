@@ -5,16 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "reports/sections/json_fields.hpp"
 #include "reports/text.hpp"
 #include "core/error.hpp"
 
 namespace k3::reports {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-double num(const nlohmann::json& j, const char* key) { return j.at(key).get<double>(); }
 
 Cell keyed(const nlohmann::json& row, const char* field, const std::string& prefix, std::size_t i, double scale = 1) {
   const double v = num(row, field);

@@ -7,10 +7,9 @@
 
 #include "reports/charts/svg_canvas.hpp"  // family_colour
 #include "reports/report.hpp"
+#include "reports/sections/json_fields.hpp"  // kGiB
 
 namespace k3::reports::review {
-
-inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // One compared variant: its entry of "variants" and where that entry sits in the --json output.
 struct VariantView {

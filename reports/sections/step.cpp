@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "reports/sections/json_fields.hpp"
 #include "reports/text.hpp"
 #include "core/error.hpp"
 
@@ -13,12 +14,9 @@ namespace k3::reports {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kTB = 1e12;
 // Categories of StepResult::breakdown, in the order they stack.
 const std::vector<std::string> kTimeCategories{"compute", "communication", "bubble", "optimizer"};
-
-double num(const nlohmann::json& j, const char* key) { return j.at(key).get<double>(); }
 
 Cell scaled_cell(double value, double scale, std::string key, int significant = 4) {
   return Cell{display_number(value * scale, significant), value, std::move(key)};

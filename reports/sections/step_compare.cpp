@@ -4,16 +4,13 @@
 #include <algorithm>
 
 #include "reports/sections/step.hpp"
+#include "reports/sections/json_fields.hpp"
 #include "reports/text.hpp"
 #include "core/error.hpp"
 
 namespace k3::reports {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-double num(const nlohmann::json& j, const char* key) { return j.at(key).get<double>(); }
 
 // A keyed cell when the variant has a pointer, a plain number otherwise; shown as value x scale.
 Cell cell(const nlohmann::json& step, const char* field, const std::vector<std::string>& prefixes, std::size_t i,

@@ -87,9 +87,12 @@ void check_layout(const StepSpec& sc, const model::ModelSpec& spec, const parall
 int microbatches_per_pipeline(const StepSpec& sc, const parallel::ParallelLayout& L) {
   const auto& b = sc.batch;
   if (b.global_batch_seqs % L.dp != 0) {
+    // Name the two nearest legal batches: a planner who changed cluster.nodes wants the closest batch to keep.
+    const auto below = b.global_batch_seqs / L.dp * L.dp, above = below + L.dp;
     throw InputError({sc.source, "batch.global_batch_seqs", 0},
                      std::to_string(b.global_batch_seqs) + " sequences do not split over DP = " + std::to_string(L.dp),
-                     "a multiple of DP = " + std::to_string(L.dp));
+                     "a multiple of DP = " + std::to_string(L.dp) + ", the nearest being " +
+                         (below > 0 ? std::to_string(below) + " and " : std::string()) + std::to_string(above));
   }
   const auto per_pipeline = b.global_batch_seqs / L.dp;
   if (per_pipeline % b.micro_batch_seqs != 0) {

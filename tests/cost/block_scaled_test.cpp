@@ -7,12 +7,12 @@
 #include "tests/cost/gemm_op.hpp"
 
 using namespace k3::cost;
+using k3::test::kH800;
 
 namespace {
 
 // HGX B200 datasheet peaks (topologies/gpu_types.yaml): BF16 2.25, FP8 4.5, MXFP8 4.5, NVFP4 9 PFLOP/s; 8 TB/s.
 const DeviceModel kB200{"B200", 2250e12, 4500e12, 8.0e12, 148, "test", 4500e12, 9000e12};
-const DeviceModel kH800{"H800-SXM", 989e12, 1979e12, 3.35e12, 132, "test"};
 
 OpCostModel make(const DeviceModel& d, Precision p, k3::core::Provenance& prov) {
   return OpCostModel(d, nullptr, p, {}, prov);

@@ -10,18 +10,16 @@
 #include <cmath>
 
 using namespace k3::cost;
+using k3::test::kH800;
 
 namespace {
 
-const DeviceModel kH800{"H800-SXM", 989e12, 1979e12, 3.35e12, 132, "test"};
 
 // A cost model with the shipped defaults; the provenance registry it reads them from is not needed after.
 OpCostModel make(const DeviceModel& d, Precision p, KernelChoice k = {}) {
   k3::core::Provenance prov;
   return OpCostModel(d, nullptr, p, k, prov);
 }
-
-k3::model::Op gemm(double m, double n, double k) { return k3::test::gemm_op(m, n, k); }
 
 }  // namespace
 
@@ -65,7 +63,7 @@ TEST(CostModel, EachGemmPartReducesOverItsOwnK) {
   // kv_b-like [4096, 512] x [512, 32768]: forward reduces over K 512; the activation gradient
   // [4096, 32768] x [32768, 512] over 32768 (clamped to the K 16384 row); the weight gradient
   // [32768, 4096] x [4096, 512] over the 4096 tokens. The forward is the slowest per FLOP.
-  const auto t = c.time(gemm(4096, 32768, 512));
+  const auto t = c.time(k3::test::gemm_op(4096, 32768, 512));
   const double flops = 2.0 * 4096 * 32768 * 512;
   // Forward: K 512 rate, output 4096 x 32768 (4096 tiles, 32 waves): 0.307447 x 0.969697 of 1979 TFLOP/s.
   EXPECT_NEAR(t.fwd, flops / (1979e12 * c.fp8_gemm_efficiency(512, false) * (4096.0 / 4224.0)), 1e-15);
@@ -77,7 +75,7 @@ TEST(CostModel, EachGemmPartReducesOverItsOwnK) {
 
 TEST(CostModel, HeadAndGatingStayInBf16) {
   const OpCostModel c = make(kH800, k3::cost::Precision::fp8);
-  auto head = gemm(4096, 129280, 7168);
+  auto head = k3::test::gemm_op(4096, 129280, 7168);
   const auto fp8 = c.time(head);
   head.keeps_bf16 = true;
   const auto bf16 = c.time(head);
@@ -90,7 +88,7 @@ TEST(CostModel, HeadAndGatingStayInBf16) {
 
 TEST(CostModel, Fp8QuantizationKernelsAreCostedByTheirBytes) {
   const OpCostModel c = make(kH800, k3::cost::Precision::fp8);
-  auto op = gemm(4096, 4096, 7168);
+  auto op = k3::test::gemm_op(4096, 4096, 7168);
   const auto t = c.time(op);
   // At 90% of 3.35 TB/s: forward reads BF16 and writes FP8 of the [4096, 7168] input (3 B/element); the
   // activation gradient does that for the [4096, 4096] output gradient; the weight gradient re-quantizes
@@ -104,7 +102,7 @@ TEST(CostModel, Fp8QuantizationKernelsAreCostedByTheirBytes) {
   EXPECT_EQ(c.time(op).fwd_quant, 0);
   // BF16 GEMMs need none.
   const OpCostModel bf16 = make(kH800, k3::cost::Precision::bf16);
-  EXPECT_EQ(bf16.time(gemm(4096, 4096, 7168)).fwd_quant, 0);
+  EXPECT_EQ(bf16.time(k3::test::gemm_op(4096, 4096, 7168)).fwd_quant, 0);
 }
 
 TEST(CostModel, Bf16GemmKernelGenerationPicksItsMeasurement) {
@@ -116,7 +114,7 @@ TEST(CostModel, Bf16GemmKernelGenerationPicksItsMeasurement) {
   // [8192 x 8192] output in 128 x 128 tiles: 4096 tiles over 108 SMs = 37.9 waves, run as 38.
   const double quantization = 4096.0 / 108 / 38;
   EXPECT_NEAR(cuda12.gemm_shape_efficiency(8192, 8192), quantization, 1e-12);
-  const auto op = gemm(8192, 8192, 8192);
+  const auto op = k3::test::gemm_op(8192, 8192, 8192);
   // CUDA 12.1 (MAMF): 267.9 TFLOP/s; CUDA 11.3 (Fire-Flyer SC24 artifact): 263 TFLOP/s; both times the
   // shape's quantization.
   EXPECT_NEAR(cuda12.time(op).fwd, op.fwd_flops / (267.9e12 * quantization), 1e-12);

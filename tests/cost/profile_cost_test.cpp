@@ -30,8 +30,6 @@ CalibrationProfile h100_profile() {
   return p;
 }
 
-k3::model::Op gemm(double m, double n, double k) { return k3::test::gemm_op(m, n, k); }
-
 }  // namespace
 
 TEST(ProfileCost, GemmTimeIsEfficiencyTimesTheProfilesOwnMeasuredPeak) {
@@ -40,7 +38,7 @@ TEST(ProfileCost, GemmTimeIsEfficiencyTimesTheProfilesOwnMeasuredPeak) {
   const OpCostModel c(kH100, &profile, Precision::bf16, {}, prov);
   // 2 x 8192^3 = 1,099,511,627,776 FLOPs at 0.5 x 800 TFLOP/s (measured, not the 989 datasheet peak) =
   // 4e14 FLOP/s: 2.74877906944 ms. No tile/wave quantization on top: the measured curve already holds it.
-  const auto t = c.time(gemm(8192, 8192, 8192));
+  const auto t = c.time(k3::test::gemm_op(8192, 8192, 8192));
   EXPECT_NEAR(t.fwd, 1099511627776.0 / 4e14, 1e-15);
   EXPECT_NEAR(t.fwd, 2.74877906944e-3, 1e-15);
   // Memory-bound: 3e9 bytes at 0.9 x 3.0 TB/s measured = 2.7e12 B/s: 1.1111 ms.

@@ -82,3 +82,20 @@ TEST(CpuBackend, UnknownOpIsBadInput) {
   EXPECT_EQ(ops.front(), "hbm_copy");
   EXPECT_NE(std::find(ops.begin(), ops.end(), "grouped_gemm"), ops.end());
 }
+
+TEST(CpuBackend, TimesTheTiledAttentionAndChunkedKdaReferences) {
+  // Quick: one shape each (64 prefill tokens, 256 cached tokens, 64 KDA tokens, one decode step), 2 heads
+  // (16 for the decode, a head group of the kernel).
+  auto backend = make_cpu_backend();
+  const std::vector<std::pair<std::string, std::string>> ops{
+      {"mla_prefill", "attention"}, {"mla_decode", "attention_decode"}, {"kda_forward", "kda"}, {"kda_decode", "kda_decode"}};
+  for (const auto& [op, cls] : ops) {
+    const auto runs = backend->measure(op, true);
+    ASSERT_EQ(runs.size(), 1u) << op;
+    EXPECT_EQ(runs[0].op_class, cls);
+    EXPECT_GT(runs[0].timing.median_s, 0) << op;
+  }
+  // KDA forward FLOPs at 64 tokens, 2 heads, d 128, chunk 64: 2 * (6*64*128^2 + 3*64*64*128 + 64*64^2)
+  // = 2 * (6,291,456 + 1,572,864 + 262,144) = 16,252,928.
+  EXPECT_DOUBLE_EQ(backend->measure("kda_forward", true)[0].flops, 16252928.0);
+}

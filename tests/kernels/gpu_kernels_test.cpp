@@ -8,8 +8,10 @@
 #include "kernels/common/test_data.hpp"
 #include "kernels/gemm/gemm_ref.hpp"
 #include "kernels/gpu/gpu_ops.hpp"
+#include "kernels/kda/kda_chunk_ref.hpp"
 #include "kernels/kda/kda_ref.hpp"
 #include "kernels/mla/mla_ref.hpp"
+#include "kernels/mla/mla_tiled_ref.hpp"
 #include "kernels/rmsnorm/rmsnorm_ref.hpp"
 #include "kernels/situ_glu/situ_glu_ref.hpp"
 
@@ -119,42 +121,73 @@ TEST_F(GpuKernels, GroupedGemmMatchesReferenceWithUnevenLoads) {
   EXPECT_TRUE(c.ok()) << c.summary();
 }
 
-TEST_F(GpuKernels, MlaPrefillAndDecodeMatchReference) {
-  for (std::size_t t : {std::size_t{1}, std::size_t{7}, std::size_t{989}}) {
+TEST_F(GpuKernels, MlaFlashPrefillMatchesGatedNaiveReference) {
+  // 1, 7 (one partial tile), 64 (one full), 67 and 989 (full tiles and a tail), 2 heads (K3 has 96; heads
+  // are independent blocks); BF16-exact inputs, so only P's rounding and the sums' order differ.
+  for (std::size_t t : {std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{67}, std::size_t{989}}) {
     const std::size_t h = 2;
     const auto q = to_float(random_bf16(t * h * kMlaQkDim, t, -1, 1));
     const auto k = to_float(random_bf16(t * h * kMlaQkDim, t + 1, -1, 1));
     const auto v = to_float(random_bf16(t * h * kMlaVDim, t + 2, -1, 1));
-    std::vector<float> want(t * h * kMlaVDim);
+    const auto gate = to_float(random_bf16(t * h * kMlaVDim, t + 3, -4, 4));
+    std::vector<float> want(t * h * kMlaVDim), tiled(want.size());
     mla_prefill_ref(q, k, v, t, h, kMlaQkDim, kMlaVDim, want);
-    const auto c = compare(gpu::mla_prefill(q, k, v, t, h, kMlaQkDim, kMlaVDim), want, kAttentionTolerance);
-    EXPECT_TRUE(c.ok()) << "prefill tokens " << t << ": " << c.summary();
-  }
-  for (std::size_t len : kAwkwardTokens) {
-    const float scale = 1.0f / std::sqrt(192.0f);
-    const auto q = to_float(random_bf16(96 * kMlaLatentKeyDim, len, -1, 1));
-    const auto cache = to_float(random_bf16(len * kMlaLatentKeyDim, len + 1, -1, 1));
-    std::vector<float> want(96 * kMlaLatentValueDim);
-    mla_decode_ref(q, cache, 96, len, kMlaLatentKeyDim, kMlaLatentValueDim, scale, want);
-    const auto c = compare(gpu::mla_decode(q, cache, 96, len, kMlaLatentKeyDim, kMlaLatentValueDim, scale), want,
-                           kAttentionTolerance);
-    EXPECT_TRUE(c.ok()) << "decode cache " << len << ": " << c.summary();
+    mla_output_gate_ref(gate, want);
+    mla_prefill_tiled_ref(q, k, v, gate, t, h, kMlaQkDim, kMlaVDim, tiled);
+    const auto got = gpu::mla_prefill(q, k, v, gate, t, h, kMlaQkDim, kMlaVDim);
+    const auto c = compare(got, want, kAttentionBf16Tolerance), ct = compare(got, tiled, kAttentionBf16Tolerance);
+    EXPECT_TRUE(c.ok()) << "prefill tokens " << t << " vs naive: " << c.summary();
+    EXPECT_TRUE(ct.ok()) << "prefill tokens " << t << " vs tiled: " << ct.summary();
   }
 }
 
-TEST_F(GpuKernels, KdaForwardAndDecodeMatchRecurrentReference) {
-  const std::size_t d = kKdaHeadDim, h = 3;
-  for (std::size_t t : {std::size_t{1}, std::size_t{7}, std::size_t{989}}) {
-    const auto q = random_float(t * h * d, t, -0.1, 0.1), k = random_float(t * h * d, t + 1, -0.1, 0.1);
-    const auto v = random_float(t * h * d, t + 2, -1, 1), a = random_float(t * h * d, t + 3, 0.9, 1.0);
-    const auto beta = random_float(t * h, t + 4, 0, 1);
-    std::vector<float> ref_state = random_float(h * d * d, 9, -0.1, 0.1), gpu_state = ref_state, want(t * h * d);
-    kda_recurrent_ref(q, k, v, a, beta, t, h, d, d, ref_state, want);
-    const auto got = t == 1 ? gpu::kda_decode(q, k, v, a, beta, h, d, gpu_state)
-                            : gpu::kda_forward(q, k, v, a, beta, t, h, d, gpu_state);
-    EXPECT_TRUE(compare(got, want, kKdaTolerance).ok()) << "tokens " << t;
-    EXPECT_TRUE(compare(gpu_state, ref_state, kKdaTolerance).ok()) << "state after " << t;
+TEST_F(GpuKernels, MlaSplitDecodeMatchesNaiveReference) {
+  // K3's 96 heads (6 groups of 16) and 17 (a partial group); cache lengths from one key to 4096 (runs
+  // of 64 or 128 keys, partial last tiles).
+  const float scale = 1.0f / std::sqrt(static_cast<float>(kMlaQkDim));
+  for (std::size_t heads : {std::size_t{96}, std::size_t{17}}) {
+    for (std::size_t len : kAwkwardTokens) {
+      const auto q = to_float(random_bf16(heads * kMlaLatentKeyDim, len, -1, 1));
+      const auto cache = to_float(random_bf16(len * kMlaLatentKeyDim, len + 1, -1, 1));
+      std::vector<float> want(heads * kMlaLatentValueDim);
+      mla_decode_ref(q, cache, heads, len, kMlaLatentKeyDim, kMlaLatentValueDim, scale, want);
+      const auto c = compare(gpu::mla_decode(q, cache, heads, len, kMlaLatentKeyDim, kMlaLatentValueDim, scale), want,
+                             kAttentionBf16Tolerance);
+      EXPECT_TRUE(c.ok()) << "decode heads " << heads << " cache " << len << ": " << c.summary();
+    }
   }
+}
+
+TEST_F(GpuKernels, KdaChunkForwardMatchesRecurrentAndChunkedReferences) {
+  // 7 (one partial chunk), 64, 67 and 989 (chunks and tails), 3 heads, a nonzero initial state; BF16-exact
+  // q, k, v (the kernel takes BF16), decays in [0.9, 1].
+  const std::size_t d = kKdaHeadDim, h = 3;
+  for (std::size_t t : {std::size_t{7}, std::size_t{64}, std::size_t{67}, std::size_t{989}}) {
+    const auto q = to_float(random_bf16(t * h * d, t, -0.1, 0.1));
+    const auto k = to_float(random_bf16(t * h * d, t + 1, -0.1, 0.1));
+    const auto v = to_float(random_bf16(t * h * d, t + 2, -1, 1)), a = random_float(t * h * d, t + 3, 0.9, 1.0);
+    const auto beta = random_float(t * h, t + 4, 0, 1);
+    std::vector<float> ref_state = random_float(h * d * d, 9, -1, 1), chunk_state = ref_state, gpu_state = ref_state;
+    std::vector<float> want(t * h * d), chunked(want.size());
+    kda_recurrent_ref(q, k, v, a, beta, t, h, d, d, ref_state, want);
+    kda_chunk_ref(q, k, v, a, beta, t, h, d, d, kKdaChunk, chunk_state, chunked);
+    const auto got = gpu::kda_forward(q, k, v, a, beta, t, h, d, gpu_state);
+    const auto out = compare(got, want, kKdaChunkBf16Tolerance), vs_chunked = compare(got, chunked, kKdaChunkBf16Tolerance);
+    const auto state = compare(gpu_state, ref_state, kKdaChunkBf16Tolerance);
+    EXPECT_TRUE(out.ok()) << "tokens " << t << ": " << out.summary();
+    EXPECT_TRUE(vs_chunked.ok()) << "tokens " << t << " vs chunked reference: " << vs_chunked.summary();
+    EXPECT_TRUE(state.ok()) << "state after " << t << ": " << state.summary();
+  }
+}
+
+TEST_F(GpuKernels, KdaDecodeStepMatchesRecurrentReference) {
+  const std::size_t d = kKdaHeadDim, h = 3;
+  const auto q = random_float(h * d, 1, -0.1, 0.1), k = random_float(h * d, 2, -0.1, 0.1);
+  const auto v = random_float(h * d, 3, -1, 1), a = random_float(h * d, 4, 0.9, 1.0), beta = random_float(h, 5, 0, 1);
+  std::vector<float> ref_state = random_float(h * d * d, 9, -0.1, 0.1), gpu_state = ref_state, want(h * d);
+  kda_recurrent_ref(q, k, v, a, beta, 1, h, d, d, ref_state, want);
+  EXPECT_TRUE(compare(gpu::kda_decode(q, k, v, a, beta, h, d, gpu_state), want, kKdaTolerance).ok());
+  EXPECT_TRUE(compare(gpu_state, ref_state, kKdaTolerance).ok());
 }
 
 TEST_F(GpuKernels, CopyProbeReportsAPlausibleBandwidth) {

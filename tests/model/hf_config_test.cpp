@@ -7,13 +7,13 @@
 #include "model/model_spec.hpp"
 #include "core/error.hpp"
 
+#include "tests/model/hf_fixtures.hpp"
+
 using namespace k3::model;
+using k3::test::expect_input_error;
+using k3::test::hf_fixture;
 
 namespace {
-
-std::string fixture(const std::string& name) {
-  return std::string(K3SIM_SOURCE_DIR) + "/tests/model/fixtures/" + name + "/config.json";
-}
 
 // Every shape field (names, sources, max_context and published counts are metadata, not shapes).
 void expect_same_shapes(const ModelSpec& a, const ModelSpec& b) {
@@ -64,23 +64,12 @@ void expect_same_shapes(const ModelSpec& a, const ModelSpec& b) {
   EXPECT_EQ(a.attn_res_block_size, b.attn_res_block_size);
 }
 
-// Runs `f`, expecting an InputError whose message contains every fragment.
-template <typename F>
-void expect_input_error(F f, std::initializer_list<std::string> fragments) {
-  try {
-    f();
-    ADD_FAILURE() << "no InputError";
-  } catch (const k3::core::InputError& e) {
-    for (const auto& frag : fragments) EXPECT_NE(std::string(e.what()).find(frag), std::string::npos) << e.what();
-  }
-}
-
 }  // namespace
 
 TEST(HfConfig, ImportEqualsPreset) {
   for (const std::string name : {"deepseek-v3", "kimi-k2", "kimi-linear-48b-a3b", "k3", "llama3-405b"}) {
     SCOPED_TRACE(name);
-    expect_same_shapes(load_model(fixture(name)), load_model(name));
+    expect_same_shapes(load_model(hf_fixture(name)), load_model(name));
   }
 }
 
@@ -116,7 +105,7 @@ TEST(HfConfig, Errors) {
 }
 
 TEST(HfConfig, TopKAboveExpertsNamesTheKeyAndLine) {
-  std::ifstream in(fixture("deepseek-v3"));
+  std::ifstream in(hf_fixture("deepseek-v3"));
   std::stringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();

@@ -32,23 +32,13 @@
 #include "model/totals.hpp"
 #include "core/error.hpp"
 
+#include "tests/model/hf_fixtures.hpp"
+
 using namespace k3::model;
+using k3::test::expect_input_error;
+using k3::test::hf_fixture;
 
 namespace {
-
-std::string fixture(const std::string& name) {
-  return std::string(K3SIM_SOURCE_DIR) + "/tests/model/fixtures/" + name + "/config.json";
-}
-
-template <typename F>
-void expect_input_error(F f, std::initializer_list<std::string> fragments) {
-  try {
-    f();
-    ADD_FAILURE() << "no InputError";
-  } catch (const k3::core::InputError& e) {
-    for (const auto& frag : fragments) EXPECT_NE(std::string(e.what()).find(frag), std::string::npos) << e.what();
-  }
-}
 
 struct Card {
   std::string fixture;
@@ -82,7 +72,7 @@ TEST(HfFamilies, FixturesMatchModelCards) {
   };
   for (const auto& card : cards) {
     SCOPED_TRACE(card.fixture);
-    const auto spec = load_model(fixture(card.fixture));
+    const auto spec = load_model(hf_fixture(card.fixture));
     const auto t = summarize(spec, 4096);
     const double activated = card.activated_includes_embedding ? t.activated_params_with_embedding : t.activated_params;
     EXPECT_NEAR(t.total_params / card.total, 1.0, 0.01) << t.total_params;
@@ -94,12 +84,12 @@ TEST(HfFamilies, FixturesMatchModelCards) {
 // the input embedding, as for Qwen3-235B-A22B's 22B). The totals are within 1%.
 TEST(HfFamilies, QwenFiguresAreTruncated) {
   // Qwen/Qwen3-30B-A3B model card: "30.5B in total and 3.3B activated".
-  const auto q30 = summarize(load_model(fixture("qwen3-30b-a3b")), 4096);
+  const auto q30 = summarize(load_model(hf_fixture("qwen3-30b-a3b")), 4096);
   EXPECT_NEAR(q30.total_params / 30.5e9, 1.0, 0.01);
   EXPECT_GE(q30.activated_params_with_embedding, 3.3e9);
   EXPECT_LT(q30.activated_params_with_embedding, 3.4e9);  // 3.353B: +1.6% against the truncated 3.3B
   // Qwen2 technical report (arXiv:2407.10671) Table 1: Qwen2-57B-A14B, 57B total, 14B activated.
-  const auto q57 = summarize(load_model(fixture("qwen2-57b-a14b")), 4096);
+  const auto q57 = summarize(load_model(hf_fixture("qwen2-57b-a14b")), 4096);
   EXPECT_NEAR(q57.total_params / 57e9, 1.0, 0.01);
   EXPECT_GE(q57.activated_params_with_embedding, 14e9);
   EXPECT_LT(q57.activated_params_with_embedding, 15e9);
@@ -108,7 +98,7 @@ TEST(HfFamilies, QwenFiguresAreTruncated) {
 // Mixtral-8x7B counted by hand from its config.json (hidden 4096, 32 layers, 32 / 8 heads of 128, 8
 // experts of 14336, top-2, vocab 32000, untied).
 TEST(HfFamilies, Mixtral8x7bByHand) {
-  const auto m = load_model(fixture("mixtral-8x7b"));
+  const auto m = load_model(hf_fixture("mixtral-8x7b"));
   // Attention: 4096 x (4096 + 2 x 1024 + 4096) = 41,943,040 (q, k, v, o; no biases).
   // Experts: 8 x 3 x 4096 x 14336 = 1,409,286,144. Router: 8 x 4096 = 32,768 (no bias). Norms: 2 x 4096.
   const double layer = 41943040.0 + 1409286144.0 + 32768 + 8192;
@@ -127,7 +117,7 @@ TEST(HfFamilies, Mixtral8x7bByHand) {
 
 // GPT-OSS-120B layer by hand: biases, sinks, expert biases, router bias; alternating sliding/full layers.
 TEST(HfFamilies, GptOssLayerByHand) {
-  const auto g = load_model(fixture("gpt-oss-120b"));
+  const auto g = load_model(hf_fixture("gpt-oss-120b"));
   // q 2880 x 4096 + 4096, k and v 2 x (2880 x 512 + 512), o 4096 x 2880 + 2880, sinks 64 -> 26,550,144.
   const double attention = 2880.0 * 4096 + 4096 + 2 * (2880.0 * 512 + 512) + 4096.0 * 2880 + 2880 + 64;
   // Experts: 128 x (3 x 2880 x 2880 + 2 x 2880 + 2880) = 3,186,155,520; router 128 x 2880 + 128.
@@ -145,14 +135,14 @@ TEST(HfFamilies, GptOssLayerByHand) {
 }
 
 TEST(HfFamilies, IgnoredKeysAreListed) {
-  const auto m = load_model(fixture("mixtral-8x7b"));
+  const auto m = load_model(hf_fixture("mixtral-8x7b"));
   for (const char* k : {"router_aux_loss_coef", "rope_theta", "output_router_logits", "bos_token_id", "torch_dtype"}) {
     EXPECT_TRUE(contains(m.ignored_keys, k)) << k;
   }
   for (const char* k : {"hidden_size", "num_local_experts", "sliding_window", "model_type"}) {
     EXPECT_FALSE(contains(m.ignored_keys, k)) << k;
   }
-  EXPECT_TRUE(contains(load_model(fixture("gpt-oss-20b")).ignored_keys, "swiglu_limit"));
+  EXPECT_TRUE(contains(load_model(hf_fixture("gpt-oss-20b")).ignored_keys, "swiglu_limit"));
   EXPECT_TRUE(load_model("qwen3-235b-a22b").ignored_keys.empty());  // YAML presets have none
 }
 

@@ -14,12 +14,12 @@ namespace {
 
 using k3::test::small_serving;
 
-const char* kWorkload =
+const char* kThousandTokenPrompts =
     "workload:\n  arrival: {kind: poisson, rate_per_s: 1}\n  prompt_tokens: 1000\n  output_tokens: 10\n"
     "  duration_s: 10\n";
 
 TEST(IterationCost, AbsorbedMlaDecodeOverALongContext) {
-  auto in = small_serving(kWorkload);
+  auto in = small_serving(kThousandTokenPrompts);
   const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
   k3::serve::InstanceCostOptions o;
   o.instance = in.spec.deployment.decode;
@@ -61,7 +61,7 @@ TEST(IterationCost, ExpectedTokensPerStepFollowsTheAcceptanceChain) {
 }
 
 TEST(KvCapacity, DeepSeekV3OnTwoH100NodesInFp8) {
-  const auto in = small_serving(kWorkload);
+  const auto in = small_serving(kThousandTokenPrompts);
   k3::serve::KvCapacityOptions o;
   o.instance = in.spec.deployment.decode;  // 2 nodes, attention DP 16: TP 1
   o.gpus = 16;

@@ -19,12 +19,12 @@ k3::core::InputError error_of(const std::string& yaml) {
   return k3::core::InputError({}, "");
 }
 
-const char* kWorkload =
+const char* kHundredTokenPrompts =
     "workload:\n  arrival: {kind: poisson, rate_per_s: 1}\n  prompt_tokens: 100\n  output_tokens: 10\n"
     "  duration_s: 10\n";
 
 TEST(ServeScenario, TheFixtureParses) {
-  const auto s = k3::input::parse_serve_scenario(k3::test::small_serving_yaml(kWorkload), "small.yaml");
+  const auto s = k3::input::parse_serve_scenario(k3::test::small_serving_yaml(kHundredTokenPrompts), "small.yaml");
   EXPECT_EQ(s.spec.deployment.prefill.nodes, 2);
   EXPECT_EQ(s.spec.deployment.decode.attention_dp, 16);
   EXPECT_DOUBLE_EQ(s.spec.workload.prompt.mean, 100);
@@ -32,7 +32,7 @@ TEST(ServeScenario, TheFixtureParses) {
 }
 
 TEST(ServeScenario, AnUnknownKeyNamesItsLine) {
-  const auto e = error_of(k3::test::small_serving_yaml(kWorkload) + "schedular: {}\n");
+  const auto e = error_of(k3::test::small_serving_yaml(kHundredTokenPrompts) + "schedular: {}\n");
   EXPECT_EQ(e.where().file, "bad.yaml");
   EXPECT_EQ(e.where().key, "schedular");
   EXPECT_GT(e.where().line, 0);
@@ -56,7 +56,7 @@ TEST(ServeScenario, ColocatedTakesOneInstanceType) {
   const std::string yaml =
       "model: deepseek-v3\ncluster: {topology: h100-rail, nodes: 4}\n"
       "deployment:\n  kind: colocated\n  prefill: {nodes: 2, attention_dp: 16}\n" +
-      std::string(kWorkload);
+      std::string(kHundredTokenPrompts);
   EXPECT_EQ(error_of(yaml).where().key, "deployment");
 }
 

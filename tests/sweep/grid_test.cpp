@@ -7,7 +7,7 @@
 namespace k3::sweep {
 namespace {
 
-const std::string kBase = R"(
+const std::string kGridBase = R"(
 model: k3
 cluster: {topology: h200-rail, nodes: 16}
 parallel: {pp: 2, ep: 8}
@@ -45,11 +45,11 @@ TEST(ExpandGrid, CartesianProductLastAxisFastest) {
 }
 
 TEST(ValidateGrid, UnknownKeyAndWrongTypeNameTheAxis) {
-  EXPECT_NO_THROW(validate_grid(kBase, "base.yaml", {}, {{"parallel.ep", {"8", "16"}}}));
+  EXPECT_NO_THROW(validate_grid(kGridBase, "base.yaml", {}, {{"parallel.ep", {"8", "16"}}}));
   for (const GridAxis& bad : {GridAxis{"parallel.epp", {"8"}}, GridAxis{"paralel.ep", {"8"}},
                               GridAxis{"parallel.ep", {"8", "many"}}, GridAxis{"network", {"flow", "psychic"}}}) {
     try {
-      validate_grid(kBase, "base.yaml", {}, {bad});
+      validate_grid(kGridBase, "base.yaml", {}, {bad});
       ADD_FAILURE() << bad.key << " was accepted";
     } catch (const core::InputError& e) {
       EXPECT_EQ(e.where().file, "--grid");

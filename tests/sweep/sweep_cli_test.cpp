@@ -13,7 +13,7 @@ namespace {
 using nlohmann::json;
 
 // K3 on 2,048 H200s with the analytical network: the sweep's own use case, about a second a point.
-const std::string kBase = "scenarios/k3-h200-2048.yaml --set network=analytical";
+const std::string kBaseArgs = "scenarios/k3-h200-2048.yaml --set network=analytical";
 
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("k3sim-sweep-" + std::to_string(::getpid()) + "-" + name))
@@ -46,7 +46,7 @@ void expect_same_numbers(const json& a, const json& b, const std::string& where)
 
 TEST(SweepCli, EachPointEqualsARunOfThatPointAlone) {
   const auto out = temp_path("points.json");
-  const auto r = run_k3sim("sweep " + kBase + " --grid parallel.ep=32,64 --jobs 2 --out " + out);
+  const auto r = run_k3sim("sweep " + kBaseArgs + " --grid parallel.ep=32,64 --jobs 2 --out " + out);
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const auto sweep = json::parse(slurp(out));
   std::remove(out.c_str());
@@ -54,7 +54,7 @@ TEST(SweepCli, EachPointEqualsARunOfThatPointAlone) {
   for (const auto& p : sweep.at("points")) {
     ASSERT_TRUE(p.at("ran").get<bool>()) << p.dump();
     const auto ep = p.at("settings").at("parallel.ep").get<std::string>();
-    const auto alone = run_json("run " + kBase + " --set parallel.ep=" + ep + " --samples 0 --json");
+    const auto alone = run_json("run " + kBaseArgs + " --set parallel.ep=" + ep + " --samples 0 --json");
     expect_same_numbers(alone, p.at("result"), "ep=" + ep);
     expect_same_numbers(p.at("result"), alone, "ep=" + ep);
   }
@@ -64,7 +64,7 @@ TEST(SweepCli, BadGridIsOneErrorBeforeAnyPointRuns) {
   // Unknown key, empty range, value of the wrong type: exit 2, one line naming --grid, no progress line.
   for (const char* grid : {"parallel.epp=8,16", "parallel.ep=64:8:x2", "parallel.ep=8,lots"}) {
     const auto out = temp_path("bad.csv");
-    const auto r = run_k3sim("sweep " + kBase + " --grid parallel.pp=8,16 --grid " + grid + " --out " + out);
+    const auto r = run_k3sim("sweep " + kBaseArgs + " --grid parallel.pp=8,16 --grid " + grid + " --out " + out);
     EXPECT_EQ(r.exit_status, 2) << grid;
     EXPECT_NE(r.err.find("--grid"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("points/s"), std::string::npos) << r.err;
@@ -74,7 +74,7 @@ TEST(SweepCli, BadGridIsOneErrorBeforeAnyPointRuns) {
 
 TEST(SweepCli, FailingPointKeepsItsReasonAndTheOthersRun) {
   // "no-such-model" parses as a scenario (a string) but fails when the point loads it.
-  const auto sweep = run_json("sweep " + kBase + " --grid model=no-such-model,k3 --jobs 2 --json");
+  const auto sweep = run_json("sweep " + kBaseArgs + " --grid model=no-such-model,k3 --jobs 2 --json");
   const auto& points = sweep.at("points");
   ASSERT_EQ(points.size(), 2u);
   EXPECT_FALSE(points[0].at("ran").get<bool>());
@@ -88,7 +88,7 @@ TEST(SweepCli, FailingPointKeepsItsReasonAndTheOthersRun) {
 
 TEST(SweepCli, CsvHasOneRowPerPointWithReason) {
   const auto out = temp_path("points.csv");
-  const auto r = run_k3sim("sweep " + kBase + " --grid model=no-such-model,k3 --jobs 1 --out " + out);
+  const auto r = run_k3sim("sweep " + kBaseArgs + " --grid model=no-such-model,k3 --jobs 1 --out " + out);
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const auto csv = slurp(out);
   std::remove(out.c_str());
@@ -109,12 +109,12 @@ TEST(SweepCli, MpiRanksGiveTheSameOutputsAsOneProcess) {
   // A balanced expert load keeps the six points quick under the sanitizers.
   const std::string grid =
       " --set expert_load.kind=uniform --grid parallel.ep=16,32,64 --grid model=k3,no-such-model";
-  ASSERT_EQ(run_k3sim("sweep " + kBase + grid + " --jobs 1 --out " + single).exit_status, 0);
+  ASSERT_EQ(run_k3sim("sweep " + kBaseArgs + grid + " --jobs 1 --out " + single).exit_status, 0);
   // OpenMPI never frees some of its own allocations (ompi_op_base_op_select, dlopen'd MCA components), which
   // LeakSanitizer reports at exit in the sanitizer build; leak checking stays on for k3sim's code in every
   // other test, and address errors stay fatal here.
   const std::string cmd = "cd '" + std::string(K3SIM_SOURCE_DIR) + "' && ASAN_OPTIONS=detect_leaks=0 " + K3SIM_MPIRUN +
-                          " --oversubscribe --allow-run-as-root -n 2 '" + K3SIM_BINARY_DIR + "/k3sim' sweep " + kBase +
+                          " --oversubscribe --allow-run-as-root -n 2 '" + K3SIM_BINARY_DIR + "/k3sim' sweep " + kBaseArgs +
                           grid + " --out " + mpi + " >/dev/null 2>&1";
   const int raw = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << cmd;

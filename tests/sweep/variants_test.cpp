@@ -7,7 +7,7 @@
 namespace k3::sweep {
 namespace {
 
-const std::string kBase = R"(
+const std::string kNamedBase = R"(
 name: base
 model: k3
 cluster: {topology: h200-rail, nodes: 16}
@@ -16,14 +16,14 @@ batch: {seq_len: 4096, global_batch_seqs: 64}
 )";
 
 TEST(Variants, WithoutListTheFileIsOneVariant) {
-  const auto v = parse_variants(kBase, "base.yaml");
+  const auto v = parse_variants(kNamedBase, "base.yaml");
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].name, "base");
   EXPECT_EQ(v[0].scenario.parallel.ep, 8);
 }
 
 TEST(Variants, NestedSetBecomesDottedOverrides) {
-  const auto v = parse_variants(kBase + "variants:\n  - name: a\n  - name: b\n    set: {model: k3-448, parallel: {ep: 16}}\n",
+  const auto v = parse_variants(kNamedBase + "variants:\n  - name: a\n  - name: b\n    set: {model: k3-448, parallel: {ep: 16}}\n",
                                 "base.yaml", {{"network", "analytical"}});
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[0].name, "a");
@@ -39,7 +39,7 @@ TEST(Variants, BadListsAreInputErrors) {
   for (const char* bad : {"variants: []\n", "variants: {name: a}\n", "variants:\n  - name: a\n  - name: a\n",
                           "variants:\n  - name: a\n    sett: {model: k3}\n", "variants:\n  - name: a\n    set: 3\n",
                           "variants:\n  - name: a\n    set: {parallel: {epp: 2}}\n"}) {
-    EXPECT_THROW(parse_variants(kBase + bad, "base.yaml"), core::InputError) << bad;
+    EXPECT_THROW(parse_variants(kNamedBase + bad, "base.yaml"), core::InputError) << bad;
   }
 }
 

@@ -189,3 +189,11 @@ TEST(RunCli, FullFabricNeedsConsecutiveEpGroups) {
   ASSERT_EQ(automatic.exit_status, 0) << automatic.err;
   EXPECT_FALSE(nlohmann::json::parse(automatic.out)["symmetry_check"]["ran"].get<bool>());
 }
+
+TEST(RunCli, BatchThatDoesNotSplitOverDpNamesTheNearestLegalBatches) {
+  // kSmall: 16 nodes x 8 = 128 GPUs at PP4, so DP = 32. 250 sequences lie between 7 x 32 = 224 and 8 x 32 = 256.
+  const auto r = run_k3sim(std::string(kSmall) + " --set batch.global_batch_seqs=250");
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("batch.global_batch_seqs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("a multiple of DP = 32, the nearest being 224 and 256"), std::string::npos) << r.err;
+}
