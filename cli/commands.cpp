@@ -17,6 +17,7 @@ void attach_sweep(CLI::App& command, int& exit_status);
 void attach_validate(CLI::App& command, int& exit_status);
 void attach_serve(CLI::App& command, int& exit_status);
 void attach_list(CLI::App& command, int& exit_status);
+void attach_report(CLI::App& command, int& exit_status);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -30,6 +31,7 @@ constexpr Command kCommands[] = {
     {"collective", "Time one collective alone on a topology, nccl-tests style", attach_collective},
     {"run", "Simulate one training step of a scenario: step time, breakdown, MFU, memory", attach_run},
     {"compare", "Simulate scenarios or a scenario's variants side by side, with deltas", attach_compare},
+    {"report", "Review pages from saved results: `report diff a.json b.json` for two `run --json` outputs", attach_report},
     {"sweep", "Simulate every point of a grid of scenario overrides; mark the Pareto front", attach_sweep},
     {"serve", "Replay a request stream on a serving deployment: TTFT/TPOT percentiles, tokens/s per node, goodput", attach_serve},
     {"validate", "Compare predictions with published measurements (DeepSeek-V3, Megatron-LM SC21 Table 1, DeepEP)", attach_validate},

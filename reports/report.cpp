@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <fmt/chrono.h>
+
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 
 #include "reports/style.hpp"
 #include "reports/text.hpp"
 #include "core/error.hpp"
+#include "core/version.hpp"
 
 namespace k3::reports {
 
@@ -68,6 +72,24 @@ Blocks& Blocks::tabs(const std::vector<std::pair<std::string, Blocks>>& panels) 
   return *this;
 }
 
+Blocks& Blocks::details(std::string_view summary, const Blocks& inner, bool open) {
+  html_ += fmt::format(R"(<details class="group"{}><summary>{}</summary>{}</details>)", open ? " open" : "",
+                       escape_html(summary), inner.html());
+  charts_ += inner.charts();
+  return *this;
+}
+
+Blocks& Blocks::verdict(const std::vector<std::string>& sentences) {
+  K3SIM_ASSERT(!sentences.empty(), "a verdict needs at least one sentence");
+  html_ += R"(<div class="verdict">)";
+  for (std::size_t i = 0; i < sentences.size(); ++i) {
+    html_ += i == 0 ? fmt::format("<p><strong>{}</strong></p>", escape_html(sentences[i]))
+                    : fmt::format("<p>{}</p>", escape_html(sentences[i]));
+  }
+  html_ += "</div>";
+  return *this;
+}
+
 Report::Report(std::string title, std::string subtitle) : title_(std::move(title)), subtitle_(std::move(subtitle)) {}
 
 Section& Report::add_section(std::string id, std::string title) {
@@ -79,11 +101,24 @@ Section& Report::add_section(std::string id, std::string title) {
   return sections_.emplace_back(std::move(id), std::move(title));
 }
 
+void Report::set_header_facts(const RunInfo& info) {
+  std::vector<std::string> facts;
+  if (!info.scenario_name.empty()) facts.push_back("Scenario " + info.scenario_name);
+  facts.push_back(info.version + ", commit " + std::string(core::source_commit()));
+  const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  facts.push_back(fmt::format("generated {:%Y-%m-%d %H:%M} UTC", now));
+  facts.push_back(info.seed ? "seed " + std::to_string(*info.seed) : "no random seed");
+  header_facts_.clear();
+  for (const auto& f : facts) header_facts_ += (header_facts_.empty() ? "" : " \u00b7 ") + f;
+}
+
 Section& Report::add_run_info(const RunInfo& info) {
+  set_header_facts(info);
   Section& s = add_section("scenario", "Scenario as run");
   Table facts({{"Field", ""}, {"Value", ""}});
   facts.add_row({Cell::of_text("Command"), Cell::of_text(info.command)});
   facts.add_row({Cell::of_text("Version"), Cell::of_text(info.version)});
+  facts.add_row({Cell::of_text("Commit"), Cell::of_text(std::string(core::source_commit()))});
   facts.add_row({Cell::of_text("Seed"), info.seed ? Cell::of_text(std::to_string(*info.seed))
                                                   : Cell::of_text("none (deterministic, no sampling)")});
   s.table(facts);
@@ -108,6 +143,7 @@ std::string Report::html() const {
   out += fmt::format("<title>{}</title><style>{}</style></head><body>", escape_html(title_), detail::kReportCss);
   out += fmt::format(R"(<header class="masthead"><h1>{}</h1>)", escape_html(title_));
   if (!subtitle_.empty()) out += fmt::format(R"(<p class="subtitle">{}</p>)", escape_html(subtitle_));
+  if (!header_facts_.empty()) out += fmt::format(R"(<p class="run-facts">{}</p>)", escape_html(header_facts_));
   out += "</header>";
   if (sections_.size() > 1) {
     out += R"(<nav class="toc" aria-label="Sections">)";

@@ -41,6 +41,10 @@ class Blocks {
   Blocks& code(std::string_view caption, std::string_view text);
   // Tabs, one per variant; without JavaScript or when printed, every panel shows one after the other.
   Blocks& tabs(const std::vector<std::pair<std::string, Blocks>>& panels);
+  // A collapsible group (<details>): closed on screen until clicked, opened for printing.
+  Blocks& details(std::string_view summary, const Blocks& inner, bool open = false);
+  // The verdict: a highlighted box of sentences, the first one in bold (what wins, by how much).
+  Blocks& verdict(const std::vector<std::string>& sentences);
 
   const std::string& html() const { return html_; }
   int charts() const { return charts_; }
@@ -85,8 +89,11 @@ class Report {
   // Sections appear in the order they are added; ids must be unique HTML ids ([a-z0-9-]).
   // The reference stays valid for the life of the Report.
   Section& add_section(std::string id, std::string title);
-  // Adds the "Scenario as run" section (id "scenario").
+  // Adds the "Scenario as run" section (id "scenario") and names the run in the header (scenario file,
+  // version and commit (core::source_commit), date, seed).
   Section& add_run_info(const RunInfo& info);
+  // The header line naming the run; add_run_info sets it, a caller may set it without that section.
+  void set_header_facts(const RunInfo& info);
 
   const std::deque<Section>& sections() const { return sections_; }
   std::string html() const;
@@ -96,6 +103,7 @@ class Report {
  private:
   std::string title_;
   std::string subtitle_;
+  std::string header_facts_;
   std::deque<Section> sections_;
 };
 

@@ -8,10 +8,16 @@ inline constexpr const char* kReportCss = R"css(
 :root{--ink:#1d2329;--muted:#5b6670;--line:#d9dee3;--bg:#f6f7f9;--accent:#0072B2}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
-.masthead{background:#14202b;color:#fff;padding:22px 32px 18px}
+.masthead{background:#fff;color:var(--ink);padding:20px 32px 14px;border-bottom:3px solid var(--accent)}
 .masthead h1{margin:0;font-size:24px;font-weight:600;letter-spacing:.2px}
-.subtitle{margin:4px 0 0;color:#c4ced8}
-.toc{position:sticky;top:0;z-index:2;display:flex;flex-wrap:wrap;gap:4px 18px;padding:8px 32px;background:#fff;border-bottom:1px solid var(--line)}
+.subtitle{margin:4px 0 0;color:#2c353d}
+.run-facts{margin:4px 0 0;color:var(--muted);font-size:12.5px}
+.verdict{border:1px solid #9cc3de;border-left:6px solid var(--accent);background:#eef5fa;border-radius:4px;padding:4px 18px;margin:12px 0}
+.verdict p{max-width:none}
+details.group{border:1px solid var(--line);border-radius:4px;margin:8px 0;padding:4px 12px}
+details.group>summary{cursor:pointer;font-weight:600;padding:4px 0}
+svg.chart text.value{font-size:11.5px;fill:#1d2329}
+.toc{display:flex;flex-wrap:wrap;gap:4px 18px;padding:8px 32px;background:#fff;border-bottom:1px solid var(--line)}
 .toc a{color:var(--accent);text-decoration:none;font-weight:500}
 .toc a:hover{text-decoration:underline}
 main{max-width:1120px;margin:0 auto;padding:8px 24px 24px}
@@ -55,15 +61,26 @@ pre{background:#f3f5f7;border:1px solid var(--line);border-radius:4px;padding:10
 .js .tab-panel:not(.active){display:none}
 footer{max-width:1120px;margin:0 auto;padding:0 24px 32px;color:var(--muted);font-size:12px}
 @media print{
-  body{background:#fff;font-size:11pt}
+  @page{margin:12mm}
+  body{background:#fff;font-size:10pt}
   .masthead{background:#fff;color:#000;padding:0 0 8px;border-bottom:2px solid #000}
-  .subtitle{color:#333}
+  .subtitle,.run-facts{color:#333}
+  .section+.section{break-before:page}
+  .figure{overflow:visible}
+  .figure svg{width:100%;height:auto}
+  .verdict{break-inside:avoid}
   .toc,.tab-buttons{display:none}
   .js .tab-panel:not(.active),.tab-panel{display:block}
   .tab-title{display:block;font-size:14px}
   main{max-width:none;padding:0}
   .section{border:none;padding:0;margin:12px 0;break-inside:auto}
-  .figure,.card,tr{break-inside:avoid}
+  .figure,.card,tr,figure,svg.chart{break-inside:avoid;page-break-inside:avoid}
+  h2,h3,.code-caption{break-after:avoid}
+  .table-wrap{overflow:visible}
+  table.data{font-size:8pt;max-width:100%}
+  table.data th,table.data td{padding:2px 4px;overflow-wrap:anywhere}
+  table.data td.num{white-space:normal}
+  pre{white-space:pre-wrap;overflow-wrap:anywhere}
   table.data th{cursor:auto}
 }
 )css";
@@ -73,6 +90,13 @@ inline constexpr const char* kReportJs = R"js(
 (function(){
   "use strict";
   document.documentElement.classList.add("js");
+  // Collapsed groups print open; they close again afterwards.
+  var closed=[];
+  window.addEventListener("beforeprint",function(){
+    closed=Array.prototype.filter.call(document.querySelectorAll("details"),function(d){return !d.open;});
+    closed.forEach(function(d){d.open=true;});
+  });
+  window.addEventListener("afterprint",function(){closed.forEach(function(d){d.open=false;});});
   document.querySelectorAll(".tabs").forEach(function(tabs){
     var buttons=tabs.querySelectorAll(":scope > .tab-buttons > .tab-button");
     var panels=tabs.querySelectorAll(":scope > .tab-panel");

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "core/quantity.hpp"
 #include "results/band_output.hpp"
@@ -162,6 +164,86 @@ std::string step_to_text(const train::StepResult& r) {
   return out;
 }
 
+namespace {
+
+// Trace process ids: pipeline ranks keep theirs (0..); the per-op view puts each GPU of the simulated group at
+// kGpuPid + GPU index and the link counters at kLinksPid.
+constexpr int kGpuPid = 1000;
+constexpr int kLinksPid = 999;
+// One track per stream of a GPU: its compute stream, then one per collective kind.
+// (workload::to_string(CollectiveKind) names them.)
+const std::vector<std::string> kStreams{"compute",    "all-to-all dispatch", "all-to-all combine", "all-reduce",
+                                        "reduce-scatter", "all-gather",     "all-to-all"};
+
+int stream_tid(const std::string& stream) {
+  const auto it = std::find(kStreams.begin(), kStreams.end(), stream);
+  return static_cast<int>(it - kStreams.begin());  // an unknown stream gets a track of its own past the list
+}
+
+nlohmann::json metadata(const char* what, int pid, int tid, const std::string& name) {
+  nlohmann::json e{{"name", what}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}};
+  if (tid >= 0) e["tid"] = tid;
+  return e;
+}
+
+// Every op of the traced passes as a slice on its GPU's stream, a flow from each collective's start on its
+// first GPU to its end on every other member, and the passes' link utilisation as counters.
+void add_op_trace(const train::StepResult& r, nlohmann::json& events) {
+  std::set<int> gpus;
+  std::set<std::pair<int, int>> tracks;
+  std::uint64_t flow = 0;
+  for (const auto& p : r.op_trace) {
+    for (const auto& s : p.slices) {
+      const int pid = kGpuPid + s.gpu, tid = stream_tid(s.stream);
+      gpus.insert(s.gpu);
+      tracks.insert({pid, tid});
+      events.push_back({{"name", s.name}, {"cat", s.collective < 0 ? "compute" : "collective"}, {"ph", "X"},
+                        {"pid", pid}, {"tid", tid}, {"ts", s.start_s * 1e6}, {"dur", (s.end_s - s.start_s) * 1e6},
+                        {"args", {{"micro_batch", s.micro_batch}, {"pass", p.label}, {"pass_kind", p.kind}}}});
+    }
+    std::map<int, std::vector<const train::OpTraceSlice*>> members;
+    for (const auto& s : p.slices)
+      if (s.collective >= 0) members[s.collective].push_back(&s);
+    for (const auto& [c, list] : members) {
+      const auto* first = list.front();
+      for (std::size_t m = 1; m < list.size(); ++m) {
+        const auto* to = list[m];
+        if (to->end_s <= to->start_s) continue;  // a zero-length slice has nothing to bind the arrow to
+        ++flow;
+        events.push_back({{"name", first->name}, {"cat", "collective"}, {"ph", "s"}, {"id", flow},
+                          {"pid", kGpuPid + first->gpu}, {"tid", stream_tid(first->stream)}, {"ts", first->start_s * 1e6}});
+        // Just inside the member's slice, so the arrow binds to it.
+        events.push_back({{"name", first->name}, {"cat", "collective"}, {"ph", "f"}, {"bp", "e"}, {"id", flow},
+                          {"pid", kGpuPid + to->gpu}, {"tid", stream_tid(to->stream)},
+                          {"ts", std::max(to->start_s, to->end_s - 1e-9) * 1e6}});
+      }
+    }
+    nlohmann::json on = nlohmann::json::object(), off = nlohmann::json::object();
+    for (const auto& [cls, u] : p.link_utilisation) {
+      on[cls] = 100 * u;
+      off[cls] = 0;
+    }
+    if (!on.empty()) {
+      events.push_back({{"name", "link utilisation (%), mean over the pass"}, {"ph", "C"}, {"pid", kLinksPid},
+                        {"ts", p.start_s * 1e6}, {"args", on}});
+      events.push_back({{"name", "link utilisation (%), mean over the pass"}, {"ph", "C"}, {"pid", kLinksPid},
+                        {"ts", p.end_s * 1e6}, {"args", off}});
+    }
+  }
+  if (!r.op_trace.empty()) events.push_back(metadata("process_name", kLinksPid, -1, "links of the simulated group"));
+  for (const int g : gpus) {
+    events.push_back(metadata("process_name", kGpuPid + g, -1, fmt::format("GPU {} (simulated group)", g)));
+    events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", kGpuPid + g}, {"args", {{"sort_index", kGpuPid + g}}}});
+  }
+  for (const auto& [pid, tid] : tracks) {
+    const auto& stream = static_cast<std::size_t>(tid) < kStreams.size() ? kStreams[static_cast<std::size_t>(tid)]
+                                                                         : std::string("other");
+    events.push_back(metadata("thread_name", pid, tid, stream == "compute" ? "compute stream" : stream + " stream"));
+  }
+}
+
+}  // namespace
+
 nlohmann::json step_trace(const train::StepResult& r) {
   nlohmann::json events = nlohmann::json::array();
   int max_rank = -1;
@@ -174,6 +256,7 @@ nlohmann::json step_trace(const train::StepResult& r) {
     events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", k},
                       {"args", {{"name", fmt::format("pipeline rank {}", k)}}}});
   }
+  add_op_trace(r, events);
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }
 

@@ -17,6 +17,7 @@
 #include "core/version.hpp"
 #include "model/routing/model_shape.hpp"
 #include "reports/sections/balance.hpp"
+#include "results/balance_output.hpp"
 #include "core/error.hpp"
 
 namespace k3::cli {
@@ -52,27 +53,6 @@ std::vector<std::string> split_list(const std::string& text) {
   while (std::getline(ss, item, ','))
     if (!item.empty()) out.push_back(item);
   return out;
-}
-
-nlohmann::json run_json(const balancing::BalanceRun& r) {
-  nlohmann::json curve = nlohmann::json::array();
-  for (const auto& s : r.curve)
-    curve.push_back({{"step", s.step},
-                     {"max_vio", s.max_vio},
-                     {"gpu_max_over_mean", s.gpu_max_over_mean},
-                     {"bias_error_max", s.bias_error_max},
-                     {"bias_error_rms", s.bias_error_rms}});
-  return {{"model", r.model},
-          {"balancer", r.balancer},
-          {"bins", r.bins == 0 ? nlohmann::json(nullptr) : nlohmann::json(r.bins)},
-          {"tokens_per_step", r.tokens_per_step},
-          {"noise_floor", r.noise_floor},
-          {"noise_floor_method", "closed form: E[max of n independent Binomial(m, k/n)] from the exact CDF"},
-          {"steps_to_floor", r.steps_to_floor ? nlohmann::json(*r.steps_to_floor) : nlohmann::json(nullptr)},
-          {"steady_maxvio_mean", r.steady_maxvio_mean},
-          {"steady_maxvio_p99", r.steady_maxvio_p99},
-          {"allreduce_bytes_per_layer", r.allreduce_bytes_per_layer},
-          {"curve", curve}};
 }
 
 void write_csv(const std::string& path, const std::vector<balancing::BalanceRun>& runs) {
@@ -197,7 +177,7 @@ void attach_balance(CLI::App& command, int& exit_status) {
                             {"steps", opt->steps},        {"ep", opt->ep},
                             {"rank_topic_skew", opt->rank_skew}, {"seed", opt->seed},
                             {"runs", nlohmann::json::array()}};
-      for (const auto& r : runs) out["runs"].push_back(run_json(r));
+      for (const auto& r : runs) out["runs"].push_back(results::balance_run_to_json(r));
       fmt::print("{}\n", out.dump(2));
     } else {
       print_text(runs, *opt);

@@ -15,7 +15,7 @@
 #include "sim/input/scenario_inputs.hpp"
 #include "sim/input/serve_scenario.hpp"
 #include "sim/serve/serving_simulator.hpp"
-#include "reports/sections/sweep.hpp"
+#include "reports/sections/review.hpp"
 #include "core/version.hpp"
 #include "model/kv_cache.hpp"
 #include "core/error.hpp"
@@ -24,6 +24,8 @@
 #include "results/band_output.hpp"
 #include "sim/train/step_band.hpp"
 #include "sim/train/step_simulator.hpp"
+#include "sweep/comparison.hpp"
+#include "sweep/variant_review.hpp"
 #include "sweep/variants.hpp"
 
 namespace k3::cli {
@@ -38,22 +40,16 @@ struct CompareOptions {
   std::string profile;
   bool profile_any_device = false;
   int samples = 64;
-};
-
-// One compared quantity: JSON pointer into a variant's entry, label with unit.
-struct Metric {
-  std::string pointer;
-  std::string label;
-  std::string unit;
+  bool review = false;  // KV curves, traffic and balancer runs beside the steps (--review, or with --report)
 };
 
 // One variant simulated, with its band when asked for; `band_seed` is the same for every variant so that
 // their samples are paired (sim/train/step_band.hpp).
-nlohmann::json simulate_variant(const sweep::Variant& v, const CompareOptions& o, std::uint64_t band_seed,
-                                std::vector<double>& sample_step_s) {
-  const auto in = input::resolve_scenario(v.scenario, o.profile, o.profile_any_device);
+nlohmann::json simulate_variant(const sweep::Variant& v, const input::ScenarioInputs& in, const CompareOptions& o,
+                                std::uint64_t band_seed, std::vector<double>& sample_step_s,
+                                std::vector<train::TraceSpan>* trace) {
   train::StepOptions opt;
-  opt.trace = false;
+  opt.trace = trace != nullptr;
   opt.version = std::string(core::version_string());
   const auto r = train::simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
   train::BandOptions band_options;
@@ -62,12 +58,10 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const CompareOptions& o
   band_options.sensitivity = false;  // the comparison reads the paired bands, not each variant's ranking
   const auto band = train::simulate_step_band(in.scenario, in.model, *in.topology, in.profile_or_null(), r, band_options);
   sample_step_s = band.sample_step_time_s;
-  nlohmann::json e;
-  e["name"] = v.name;
-  e["source"] = v.scenario.source;
-  e["result"] = results::step_to_json(r);
-  results::add_band(e["result"], band);
-  e["memory_headroom_bytes_per_gpu"] = r.hbm_bytes - train::memory_total(r.memory);
+  if (trace) *trace = r.trace;
+  auto step = results::step_to_json(r);
+  results::add_band(step, band);
+  nlohmann::json e = sweep::variant_entry(v.name, v.scenario.source, step);
   // Inference-side view of the same model at the planned context: cache per sequence (model/kv_cache.hpp).
   const auto kv = model::kv_cache(in.model);
   const double context = static_cast<double>(in.scenario.batch.seq_len);
@@ -75,95 +69,31 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const CompareOptions& o
                    {"bytes_per_token", kv.bytes_per_token},
                    {"state_bytes_per_sequence", kv.state_bytes_per_sequence},
                    {"bytes_per_sequence", kv.bytes_per_token * context + kv.state_bytes_per_sequence}};
-  nlohmann::json links = nlohmann::json::object();
-  for (const auto& l : r.links) links[l.link_class] = l.bytes;
-  e["link_bytes"] = links;
-  nlohmann::json breakdown = nlohmann::json::object();
-  for (const auto& b : r.breakdown) breakdown[b.name] = breakdown.value(b.name, 0.0) + b.seconds;
-  e["breakdown_s"] = breakdown;
   return e;
 }
 
-std::vector<Metric> metrics_of(const nlohmann::json& variants) {
-  std::vector<Metric> m = {
-      {"/result/step_time_s", "step time", "s"},
-      {"/result/tokens_per_s", "throughput", "tokens/s"},
-      {"/result/mfu", "MFU", "fraction of BF16 peak"},
-      {"/memory_headroom_bytes_per_gpu", "memory headroom per GPU", "B"},
-      {"/kv_cache/bytes_per_sequence", "KV cache + state per sequence at the planned context", "B"},
-      {"/result/cost_per_trillion_tokens_usd", "cost per 1e12 tokens", "USD"},
-  };
-  // Union over variants of breakdown entries and link classes, in first-seen order.
-  std::vector<std::string> seen;
-  auto add = [&](const std::string& ptr, const std::string& label, const std::string& unit) {
-    if (std::find(seen.begin(), seen.end(), ptr) != seen.end()) return;
-    seen.push_back(ptr);
-    m.push_back({ptr, label, unit});
-  };
-  for (const auto& v : variants) {
-    for (const auto& b : v.at("result").at("breakdown")) {
-      const auto name = b.at("name").get<std::string>();
-      add((nlohmann::json::json_pointer("/breakdown_s") / name).to_string(), name, "s");
-    }
-  }
-  for (const auto& v : variants) {
-    for (const auto& [cls, bytes] : v.at("link_bytes").items()) {
-      add((nlohmann::json::json_pointer("/link_bytes") / cls).to_string(), "bytes moved on " + cls + " links", "B");
-    }
-  }
-  return m;
-}
-
-// The variant with the shortest step, and in how many of the paired band samples it is still the fastest.
-nlohmann::json winner_json(const nlohmann::json& list, const std::vector<std::vector<double>>& samples) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < list.size(); ++i) {
-    if (list[i].at("result").at("step_time_s").get<double>() < list[best].at("result").at("step_time_s").get<double>()) best = i;
-  }
-  nlohmann::json w{{"name", list[best].at("name")}, {"by", "step time"}};
-  const std::size_t n = samples.empty() ? 0 : samples.front().size();
-  if (n == 0 || list.size() < 2) return w;
-  int holds = 0;
-  for (std::size_t s = 0; s < n; ++s) {
-    bool fastest = true;
-    for (std::size_t i = 0; i < samples.size(); ++i) fastest = fastest && (i == best || samples[best][s] < samples[i][s]);
-    holds += fastest ? 1 : 0;
-  }
-  w["samples"] = n;
-  w["holds_in_samples"] = holds;
-  w["holds_across_band"] = holds == static_cast<int>(n);
-  return w;
-}
-
-nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const CompareOptions& o) {
+// The variants simulated, and (with a report) the review's KV curves, traffic and balancer runs beside them;
+// `trace` gets the first variant's pipeline timeline when not null.
+nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const CompareOptions& o,
+                            std::vector<train::TraceSpan>* trace) {
   nlohmann::json list = nlohmann::json::array();
   std::vector<std::vector<double>> samples(variants.size());
+  std::vector<input::ScenarioInputs> inputs;
+  for (const auto& v : variants) inputs.push_back(input::resolve_scenario(v.scenario, o.profile, o.profile_any_device));
   for (std::size_t i = 0; i < variants.size(); ++i) {
-    list.push_back(simulate_variant(variants[i], o, variants.front().scenario.seed, samples[i]));
+    list.push_back(simulate_variant(variants[i], inputs[i], o, variants.front().scenario.seed, samples[i],
+                                    i == 0 ? trace : nullptr));
   }
-  nlohmann::json metrics = nlohmann::json::array();
-  for (const auto& m : metrics_of(list)) {
-    const nlohmann::json::json_pointer ptr(m.pointer);
-    const bool base_has = list[0].contains(ptr);
-    const double base = base_has ? list[0].at(ptr).get<double>() : 0;
-    nlohmann::json row{{"pointer", m.pointer}, {"label", m.label}, {"unit", m.unit}};
-    auto& values = row["values"] = nlohmann::json::array();
-    for (const auto& v : list) {
-      if (!v.contains(ptr)) {
-        values.push_back(nullptr);  // this variant has no such entry (no price, no such link class)
-        continue;
-      }
-      const double x = v.at(ptr).get<double>();
-      nlohmann::json cell{{"value", x}};
-      if (base_has) {
-        cell["delta"] = x - base;
-        if (base != 0) cell["delta_fraction"] = (x - base) / base;
-      }
-      values.push_back(cell);
+  nlohmann::json out = sweep::comparison_json(list, samples);
+  if (o.review) {
+    std::vector<sweep::ReviewVariant> review;
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      const auto& r = list[i].at("result");
+      review.push_back({variants[i].name, &inputs[i], r.at("tokens_per_step").get<double>(), r.at("gpus").get<std::int64_t>()});
     }
-    metrics.push_back(row);
+    out["review"] = sweep::variant_review_json(review);
   }
-  return {{"baseline", list[0].at("name")}, {"variants", list}, {"metrics", metrics}, {"winner", winner_json(list, samples)}};
+  return out;
 }
 
 std::string compare_text(const nlohmann::json& j) {
@@ -223,10 +153,20 @@ int compare(const CompareOptions& o) {
   for (const auto& path : o.scenarios) {
     for (auto& v : sweep::load_variants(path, sets)) variants.push_back(std::move(v));
   }
-  const auto j = compare_json(variants, o);
+  std::vector<train::TraceSpan> trace;
+  const auto j = compare_json(variants, o, o.report.empty() ? nullptr : &trace);
   std::string command = "k3sim compare";
   for (const auto& s : o.scenarios) command += " " + s;
-  if (!o.report.empty()) reports::write_compare_report(o.report, j, command);
+  for (const auto& s : o.sets) command += " --set " + s;
+  if (!o.report.empty()) {
+    reports::RunInfo info;
+    info.command = command;
+    info.version = std::string(core::version_string());
+    info.scenario_name = fmt::format("{}", fmt::join(o.scenarios, ", "));
+    info.seed = variants.front().scenario.seed;
+    info.scenario_text = variants.front().scenario.yaml_text;
+    reports::write_compare_report(o.report, j, trace, info);
+  }
   if (o.json) {
     fmt::print("{}\n", j.dump(2));
   } else {
@@ -257,7 +197,12 @@ void attach_compare(CLI::App& command, int& exit_status) {
                 "Use a profile measured on another device type (or the CPU backend) anyway");
   sub->add_option("--samples", o->samples, "Samples of each variant's uncertainty band, paired across variants "
                   "(default 64; 0: none)")->check(CLI::NonNegativeNumber);
-  sub->callback([o, &exit_status] { exit_status = compare(*o); });
+  sub->add_flag("--review", o->review, "Add the review's data to --json: KV curves, all-to-all traffic, the "
+                "latent saving and balancer runs (always computed with --report)");
+  sub->callback([o, &exit_status] {
+    o->review = o->review || !o->report.empty();
+    exit_status = compare(*o);
+  });
 }
 
 }  // namespace k3::cli

@@ -10,7 +10,7 @@
 
 #include "model/kv_cache.hpp"
 #include "model/model_spec.hpp"
-#include "model/totals.hpp"
+#include "results/kv_output.hpp"
 #include "core/version.hpp"
 #include "reports/sections/kv.hpp"
 #include "core/error.hpp"
@@ -32,27 +32,6 @@ struct KvOptions {
   bool json = false;
   std::string report;
 };
-
-struct Variant {
-  model::ModelSpec spec;
-  double total_params = 0;
-  std::string note;
-};
-
-std::vector<Variant> variants(const model::ModelSpec& base) {
-  std::vector<Variant> out;
-  auto add = [&](model::ModelSpec s, std::string note) {
-    const double params = model::summarize(s, 4096).total_params_without_mtp;
-    out.push_back({std::move(s), params, std::move(note)});
-  };
-  add(base, "as published");
-  if (base.name != "kimi-k2") add(model::load_model("kimi-k2"), "K2: 61 MLA layers");
-  add(model::with_full_attention_as_gqa(base, 8, 128, base.name + "/gqa8-128+128"),
-      "full-attention layers as GQA8, 128+128 (K3 notes)");
-  add(model::with_full_attention_as_gqa(base, 1, 256, base.name + "/mfa-256+256"),
-      "full-attention layers as MFA (MQA) 256+256 (K3 notes)");
-  return out;
-}
 
 }  // namespace
 
@@ -82,44 +61,28 @@ void attach_kv(CLI::App& command, int& exit_status) {
     const auto gpu_type = topo::find_gpu_type(opt->gpu, "--gpu");
     const model::GpuMemory gpu{gpu_type.name, gpu_type.hbm_bytes, gpu_type.source};
     const auto base = model::load_model(opt->target);
-    nlohmann::json j;
-    j["gpu"] = {{"name", gpu.name}, {"hbm_bytes", gpu.hbm_bytes}, {"source", gpu.source}};
-    j["gpus"] = opt->gpus;
-    j["weight_bytes_per_param"] = opt->weight_bytes;
-    j["reserve_fraction"] = opt->reserve;
+    const nlohmann::json j = results::kv_budget_json(results::kv_models_with_baselines(base), *contexts,
+                                                     {gpu, opt->gpus, opt->weight_bytes, opt->reserve, opt->batch});
     if (!opt->json) {
       fmt::print("{} x {} ({} HBM each, {}), weights {} B/param, {:.0f}% reserved\n", opt->gpus, gpu.name,
                  core::format_bytes(gpu.hbm_bytes), gpu.source, opt->weight_bytes, opt->reserve * 100);
       fmt::print("{:<30} {:>9} {:>10} {:>12} {:>12} {:>12} {:>12} {:>10}\n", "model", "context", "KV B/token",
                  "state/seq", "per seq", "weights/GPU", "free/GPU", "max batch");
-    }
-    for (const auto& v : variants(base)) {
-      const auto kv = model::kv_cache(v.spec);
-      for (double c : *contexts) {
-        const auto b = model::kv_budget(v.spec, v.total_params, c, gpu, opt->gpus, opt->weight_bytes, opt->reserve);
-        nlohmann::json row{{"model", v.spec.name}, {"note", v.note}, {"context", c},
-                           {"kv_cache_bytes_per_token", kv.bytes_per_token},
-                           {"state_bytes_per_sequence", kv.state_bytes_per_sequence},
-                           {"bytes_per_sequence", b.bytes_per_sequence},
-                           {"bytes_per_sequence_per_gpu", b.bytes_per_sequence_per_gpu},
-                           {"weight_bytes_per_gpu", b.weight_bytes_per_gpu},
-                           {"free_bytes_per_gpu", b.free_bytes_per_gpu}, {"max_batch", b.max_batch}};
+      for (const auto& row : j.at("rows")) {
         std::string fits;
-        if (opt->batch > 0) {
-          const double need = opt->batch * b.bytes_per_sequence_per_gpu;
-          row["batch"] = opt->batch;
-          row["batch_bytes_per_gpu"] = need;
-          row["batch_fits"] = opt->batch <= b.max_batch;
-          fits = fmt::format("  batch {}: {} per GPU, {}", opt->batch, core::format_bytes(need),
-                             opt->batch <= b.max_batch ? "fits" : "does not fit");
+        if (row.contains("batch")) {
+          fits = fmt::format("  batch {}: {} per GPU, {}", opt->batch,
+                             core::format_bytes(row.at("batch_bytes_per_gpu").get<double>()),
+                             row.at("batch_fits").get<bool>() ? "fits" : "does not fit");
         }
-        j["rows"].push_back(row);
-        if (!opt->json) {
-          fmt::print("{:<30} {:>9} {:>10.0f} {:>12} {:>12} {:>12} {:>12} {:>10.0f}{}\n", v.spec.name,
-                     fmt::format("{:.0f}", c), kv.bytes_per_token, core::format_bytes(kv.state_bytes_per_sequence),
-                     core::format_bytes(b.bytes_per_sequence), core::format_bytes(b.weight_bytes_per_gpu),
-                     core::format_bytes(b.free_bytes_per_gpu), b.max_batch, fits);
-        }
+        fmt::print("{:<30} {:>9} {:>10.0f} {:>12} {:>12} {:>12} {:>12} {:>10.0f}{}\n",
+                   row.at("model").get<std::string>(), fmt::format("{:.0f}", row.at("context").get<double>()),
+                   row.at("kv_cache_bytes_per_token").get<double>(),
+                   core::format_bytes(row.at("state_bytes_per_sequence").get<double>()),
+                   core::format_bytes(row.at("bytes_per_sequence").get<double>()),
+                   core::format_bytes(row.at("weight_bytes_per_gpu").get<double>()),
+                   core::format_bytes(row.at("free_bytes_per_gpu").get<double>()), row.at("max_batch").get<double>(),
+                   fits);
       }
     }
     if (!opt->report.empty())

@@ -47,6 +47,7 @@ int run(const RunOptions& o) {
   opt.threads = o.jobs;
   opt.trace = !o.trace.empty() || !o.report.empty();  // the report draws the timeline
   opt.max_trace_ranks = o.trace_ranks;
+  opt.op_trace = !o.trace.empty();  // the trace also shows one pass of each kind op by op, GPU by GPU
   opt.version = std::string(core::version_string());
   const auto result = train::simulate_step(inputs.scenario, inputs.model, *inputs.topology,
                                           inputs.profile ? &*inputs.profile : nullptr, opt);
@@ -59,7 +60,7 @@ int run(const RunOptions& o) {
                                               inputs.profile_or_null(), result, band_options);
   nlohmann::json json = results::step_to_json(result);
   results::add_band(json, band);
-  if (!o.report.empty()) reports::write_step_report(o.report, result, json, o.command);
+  if (!o.report.empty()) reports::write_step_report(o.report, result, json, o.command, o.trace);
   if (o.json) {
     fmt::print("{}\n", json.dump(2));
   } else {
@@ -76,7 +77,9 @@ void attach_run(CLI::App& command, int& exit_status) {
   sub->add_option("scenario", o->scenario, "Scenario YAML (see scenarios/README.md)")->required();
   sub->add_option("--set", o->sets, "Override a scenario key, e.g. --set parallel.ep=32 (repeatable)");
   sub->add_flag("--json", o->json, "Print the result as JSON");
-  sub->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace of the pipeline timeline to this file");
+  sub->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace to this file: the pipeline "
+                  "timeline, and one pass of each kind op by op on every GPU of the simulated group (compute and "
+                  "collective streams, flows across GPUs, link utilisation)");
   sub->add_option("--trace-ranks", o->trace_ranks, "Pipeline ranks kept in the trace")->check(CLI::PositiveNumber);
   sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate` (replaces the defaults)");
   sub->add_flag("--profile-any-device", o->profile_any_device,

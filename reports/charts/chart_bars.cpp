@@ -63,6 +63,10 @@ std::pair<double, double> value_range(const BarChart& c) {
   return {lo, hi};
 }
 
+const std::string& colour_of(const BarChart& c, std::size_t s) {
+  return s < c.series_colours.size() && !c.series_colours[s].empty() ? c.series_colours[s] : detail::palette_colour(s);
+}
+
 }  // namespace
 
 Svg bar_chart(const BarChart& c) {
@@ -71,13 +75,13 @@ Svg bar_chart(const BarChart& c) {
   detail::SvgCanvas canvas(c.size.width_px, c.size.height_px, "bar", c.title);
   std::vector<detail::LegendEntry> legend;
   if (c.series.size() > 1 || !c.series.front().name.empty()) {
-    for (std::size_t s = 0; s < c.series.size(); ++s) legend.push_back({c.series[s].name, detail::palette_colour(s)});
+    for (std::size_t s = 0; s < c.series.size(); ++s) legend.push_back({c.series[s].name, colour_of(c, s)});
   }
   double left = 70;
   if (horizontal) {
     double widest = 0;
     for (const auto& cat : c.categories) widest = std::max(widest, detail::text_width_px(cat));
-    left = std::clamp(widest + 34, 70.0, 260.0);  // room for the rotated axis label
+    left = std::clamp(widest + 40, 70.0, 260.0);  // room for the rotated axis label
   }
   const detail::PlotArea area = detail::frame(canvas, c.title, left, legend);
   const auto [lo, hi] = value_range(c);
@@ -110,9 +114,9 @@ Svg bar_chart(const BarChart& c) {
       const std::string name = c.series[s].name.empty() ? c.categories[i] : c.categories[i] + " \u00b7 " + c.series[s].name;
       const std::string tip = detail::tooltip(name, v, c.value_axis.unit);
       if (horizontal) {
-        canvas.mark_rect(std::min(from, to), offset, std::fabs(to - from), bar_w, detail::palette_colour(s), tip);
+        canvas.mark_rect(std::min(from, to), offset, std::fabs(to - from), bar_w, colour_of(c, s), tip, c.series[s].name);
       } else {
-        canvas.mark_rect(offset, std::min(from, to), bar_w, std::fabs(to - from), detail::palette_colour(s), tip);
+        canvas.mark_rect(offset, std::min(from, to), bar_w, std::fabs(to - from), colour_of(c, s), tip, c.series[s].name);
       }
     }
     const double centre = band_start + band * (static_cast<double>(i) + 0.5);

@@ -53,7 +53,8 @@ Svg gantt_chart(const GanttChart& c) {
     const double y = area.top + row * iv.track + row * 0.15;
     canvas.mark_rect(x0, y, w, row * 0.7, detail::palette_colour(k),
                      fmt::format("{} [{}]: {} to {}{} ({}{})", iv.label, iv.kind, display_number(iv.start),
-                                 display_number(iv.end), unit, display_number(iv.end - iv.start), unit));
+                                 display_number(iv.end), unit, display_number(iv.end - iv.start), unit),
+                     iv.kind);
   }
   canvas.line(area.left, area.top, area.left, area.bottom, "axis");
   return std::move(canvas).finish();

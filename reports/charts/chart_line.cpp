@@ -74,7 +74,7 @@ Svg line_chart(const LineChart& c) {
                                           display_number(series.x[i]),
                                           detail::tooltip(c.y_axis.label, series.y[i], c.y_axis.unit));
       canvas.mark_circle(points[p].first, points[p].second, dense ? 3.0 : 3.5, colour, tip,
-                         dense ? R"(fill-opacity="0")" : "");
+                         dense ? R"(fill-opacity="0")" : "", series.name);
       ++p;
     }
   }

@@ -51,8 +51,29 @@ struct BarChart {
   Orientation orientation = Orientation::kVertical;
   std::vector<ReferenceLine> references;
   ChartSize size;
+  // Colour of series i, overriding the palette where given and not ""; the palette's i-th colour otherwise.
+  std::vector<std::string> series_colours;
 };
 Svg bar_chart(const BarChart& chart);
+
+// --- Diverging bars ---------------------------------------------------------------------------------
+// Signed changes from zero, one horizontal bar each, labelled directly (name on the left, signed value at
+// the bar's end) instead of through a legend: what got faster grows left, what got slower right.
+struct DivergingBar {
+  std::string name;    // "compute: dense GEMM"
+  double value = 0;    // signed, in the axis unit
+  std::string colour;  // every bar its own colour (reports' family shades)
+};
+
+struct DivergingBarChart {
+  std::string title;
+  Axis value_axis;                 // {"Change", "s"}
+  std::string negative_label;      // "faster" (left of zero)
+  std::string positive_label;      // "slower"
+  std::vector<DivergingBar> bars;  // drawn top to bottom in this order
+  double width_px = 960;
+};
+Svg diverging_bar_chart(const DivergingBarChart& chart);
 
 // --- Lines ------------------------------------------------------------------------------------------
 struct LineSeries {

@@ -24,9 +24,25 @@ std::string px(double v) { return fmt::format("{:.1f}", v); }
 const std::string& palette_colour(std::size_t index) {
   // Okabe, M. & Ito, K. (2008) "Color Universal Design": blue, orange, bluish green, vermillion,
   // sky blue, reddish purple, yellow, grey.
-  static const std::array<std::string, 8> kPalette{"#0072B2", "#E69F00", "#009E73", "#D55E00",
-                                                   "#56B4E9", "#CC79A7", "#F0E442", "#7F7F7F"};
+  // sky blue, reddish purple, yellow, grey; then darker shades of the same hues.
+  static const std::array<std::string, 16> kPalette{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7",
+                                                    "#F0E442", "#7F7F7F", "#003F63", "#8A5F00", "#005A42", "#7F3800",
+                                                    "#2A6F9B", "#8C3F6B", "#A39600", "#3F3F3F"};
   return kPalette[index % kPalette.size()];
+}
+
+const std::string& family_colour(std::string_view family, std::size_t index) {
+  // ColorBrewer (Brewer, colorbrewer2.org) Blues, Oranges and Greys, dark to light, interleaved so that
+  // neighbours in a stack differ most; the lightest shades are left out (too close to the page).
+  static const std::array<std::string, 14> kBlues{"#08306B", "#4292C6", "#08519C", "#6BAED6", "#2171B5",
+                                                  "#9ECAE1", "#163E7A", "#5A9BD0", "#0B63A8", "#82BCE0",
+                                                  "#27548A", "#A6CEE8", "#3B75AF", "#0E4C8A"};
+  static const std::array<std::string, 8> kOranges{"#A63603", "#FD8D3C", "#D94801", "#FDAE6B",
+                                                   "#7F2704", "#F16913", "#C04A00", "#E6751A"};
+  static const std::array<std::string, 6> kGreys{"#525252", "#969696", "#252525", "#737373", "#BDBDBD", "#3A3A3A"};
+  if (family == "compute") return kBlues[index % kBlues.size()];
+  if (family == "communication") return kOranges[index % kOranges.size()];
+  return kGreys[index % kGreys.size()];
 }
 
 SvgCanvas::SvgCanvas(double width_px, double height_px, std::string kind, std::string title)
@@ -35,16 +51,25 @@ SvgCanvas::SvgCanvas(double width_px, double height_px, std::string kind, std::s
   body_ += fmt::format("<title>{}</title>", escape_html(title));
 }
 
-void SvgCanvas::mark_rect(double x, double y, double w, double h, std::string_view fill, std::string_view tip) {
-  body_ += fmt::format(R"(<rect class="mark" x="{}" y="{}" width="{}" height="{}" fill="{}"><title>{}</title></rect>)",
-                       px(x), px(y), px(std::max(w, 0.0)), px(std::max(h, 0.0)), fill, escape_html(tip));
+namespace {
+std::string series_attr(std::string_view series) {
+  return series.empty() ? std::string{} : fmt::format(R"( data-series="{}")", escape_html(series));
+}
+}  // namespace
+
+void SvgCanvas::mark_rect(double x, double y, double w, double h, std::string_view fill, std::string_view tip,
+                          std::string_view series) {
+  body_ += fmt::format(R"(<rect class="mark" x="{}" y="{}" width="{}" height="{}" fill="{}"{}><title>{}</title></rect>)",
+                       px(x), px(y), px(std::max(w, 0.0)), px(std::max(h, 0.0)), fill, series_attr(series),
+                       escape_html(tip));
   ++marks_;
 }
 
 void SvgCanvas::mark_circle(double cx, double cy, double r, std::string_view fill, std::string_view tip,
-                            std::string_view extra_attrs) {
-  body_ += fmt::format(R"(<circle class="mark" cx="{}" cy="{}" r="{}" fill="{}"{}{}><title>{}</title></circle>)",
-                       px(cx), px(cy), px(r), fill, extra_attrs.empty() ? "" : " ", extra_attrs, escape_html(tip));
+                            std::string_view extra_attrs, std::string_view series) {
+  body_ += fmt::format(R"(<circle class="mark" cx="{}" cy="{}" r="{}" fill="{}"{}{}{}><title>{}</title></circle>)",
+                       px(cx), px(cy), px(r), fill, extra_attrs.empty() ? "" : " ", extra_attrs, series_attr(series),
+                       escape_html(tip));
   ++marks_;
 }
 

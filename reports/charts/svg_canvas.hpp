@@ -12,17 +12,25 @@
 
 namespace k3::reports::detail {
 
-// Okabe & Ito (2008) colour-blind-safe palette, black replaced by grey; cycles after eight entries.
+// Okabe & Ito (2008) colour-blind-safe palette, black replaced by grey, then eight darker variants of the
+// same hues: sixteen distinct colours before it cycles.
 const std::string& palette_colour(std::size_t index);
+
+// Families of one hue for step-time causes: "compute" blues, "communication" oranges, anything else
+// ("bubble", "optimizer") greys; `index` picks the shade within the family (distinct up to 14, 8 and 6).
+const std::string& family_colour(std::string_view family, std::size_t index);
 
 class SvgCanvas {
  public:
   SvgCanvas(double width_px, double height_px, std::string kind, std::string title);
 
   // A data mark: counted, class="mark", with a <title> tooltip.
-  void mark_rect(double x, double y, double w, double h, std::string_view fill, std::string_view tooltip);
+  // `series` (data-series) names what the colour stands for, so a test can check that no two series of a
+  // chart share one.
+  void mark_rect(double x, double y, double w, double h, std::string_view fill, std::string_view tooltip,
+                 std::string_view series = {});
   void mark_circle(double cx, double cy, double r, std::string_view fill, std::string_view tooltip,
-                   std::string_view extra_attrs = {});
+                   std::string_view extra_attrs = {}, std::string_view series = {});
   // Decoration (not counted).
   void rect(double x, double y, double w, double h, std::string_view fill, std::string_view extra_attrs = {});
   void line(double x1, double y1, double x2, double y2, std::string_view cls);

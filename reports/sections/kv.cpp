@@ -13,9 +13,9 @@ namespace k3::reports {
 
 namespace {
 
-Cell keyed(const nlohmann::json& row, const char* field, std::size_t i, double scale = 1) {
+Cell keyed(const nlohmann::json& row, const char* field, const std::string& prefix, std::size_t i, double scale = 1) {
   const double v = num(row, field);
-  return Cell{display_number(v * scale), v, fmt::format("/rows/{}/{}", i, field)};
+  return Cell{display_number(v * scale), v, fmt::format("{}/rows/{}/{}", prefix, i, field)};
 }
 
 std::string context_label(double tokens) {
@@ -27,9 +27,12 @@ std::string context_label(double tokens) {
 }  // namespace
 
 void add_kv_section(Report& report, const nlohmann::json& kv) {
+  fill_kv_section(report.add_section("kv", "KV cache and state per sequence"), kv, "");
+}
+
+void fill_kv_section(Section& s, const nlohmann::json& kv, const std::string& p) {
   const auto& rows = kv.at("rows");
   K3SIM_ASSERT(!rows.empty(), "kv section needs at least one row");
-  Section& s = report.add_section("kv", "KV cache and state per sequence");
   s.paragraph(fmt::format("{} x {} ({} GiB HBM each), weights at {} B per parameter spread over the GPUs, {} % of "
                           "HBM reserved for activations and runtime. Linear-attention (KDA) layers keep a fixed "
                           "state per sequence; MLA / GQA layers grow with the context.",
@@ -68,19 +71,21 @@ void add_kv_section(Report& report, const nlohmann::json& kv) {
     batch.series.push_back(std::move(bars));
   }
   if (rows.front().contains("batch")) batch.references.push_back({"requested batch", num(rows.front(), "batch")});
-  s.chart(line_chart(per_seq), "Log-log. Whole replica (all GPUs); the slope is the KV bytes per token.");
-  s.chart(bar_chart(batch), "Log scale. Sequences of that context that fit in the HBM left after weights and reserve.");
+  s.chart(line_chart(per_seq), "Log-log, whole replica. Look at the slopes: a flat start is fixed state (KDA), the slope is "
+                               "the KV bytes per token of the layers that cache every token.");
+  s.chart(bar_chart(batch), "Log scale. Look at the longest context: how many whole sequences fit in the HBM left after "
+                           "weights and reserve.");
 
   Table t({{"Model", ""}, {"Context", "tokens"}, {"KV cache per token", "B"}, {"State per sequence", "MiB"},
            {"Per sequence", "GiB"}, {"Per sequence per GPU", "GiB"}, {"Weights per GPU", "GiB"},
            {"Free per GPU", "GiB"}, {"Max batch", "sequences"}});
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    t.add_row({Cell::of_text(r.at("model").get<std::string>()), keyed(r, "context", i),
-               keyed(r, "kv_cache_bytes_per_token", i), keyed(r, "state_bytes_per_sequence", i, 1.0 / (1024 * 1024)),
-               keyed(r, "bytes_per_sequence", i, 1 / kGiB), keyed(r, "bytes_per_sequence_per_gpu", i, 1 / kGiB),
-               keyed(r, "weight_bytes_per_gpu", i, 1 / kGiB), keyed(r, "free_bytes_per_gpu", i, 1 / kGiB),
-               keyed(r, "max_batch", i)});
+    t.add_row({Cell::of_text(r.at("model").get<std::string>()), keyed(r, "context", p, i),
+               keyed(r, "kv_cache_bytes_per_token", p, i), keyed(r, "state_bytes_per_sequence", p, i, 1.0 / (1024 * 1024)),
+               keyed(r, "bytes_per_sequence", p, i, 1 / kGiB), keyed(r, "bytes_per_sequence_per_gpu", p, i, 1 / kGiB),
+               keyed(r, "weight_bytes_per_gpu", p, i, 1 / kGiB), keyed(r, "free_bytes_per_gpu", p, i, 1 / kGiB),
+               keyed(r, "max_batch", p, i)});
   }
   t.caption("1 GiB = 2^30 B, 1 MiB = 2^20 B.");
   s.table(t);

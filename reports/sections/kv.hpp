@@ -15,8 +15,10 @@
 namespace k3::reports {
 
 // Section "kv": cache and state per sequence against context length (log-log), the batch that fits per
-// context (grouped bars, the requested batch as a line), and the full table.
+// context (grouped bars, the requested batch as a line), and the full table. `key_prefix` is where `kv`
+// sits in the command's --json output ("" when it is the whole output).
 void add_kv_section(Report& report, const nlohmann::json& kv);
+void fill_kv_section(Section& section, const nlohmann::json& kv, const std::string& key_prefix);
 
 // `k3sim kv --report path`: summary cards for the first model at its longest context, the kv section and
 // the run as made. Throws core::InputError naming --report when the file cannot be written.

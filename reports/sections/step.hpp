@@ -54,7 +54,8 @@ Assumption split_assumption(const std::string& text);
 // `k3sim run --report path`: cards, the step sections and the scenario as run (YAML, version, seed,
 // assumptions). `step` must be results::step_to_json(result). Throws core::InputError naming --report when
 // the file cannot be written.
+// `trace_path`: the --trace file written beside it, named in the timeline section ("" when none).
 void write_step_report(const std::string& path, const train::StepResult& result, const nlohmann::json& step,
-                       const std::string& command);
+                       const std::string& command, const std::string& trace_path = "");
 
 }  // namespace k3::reports

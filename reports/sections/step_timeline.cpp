@@ -139,12 +139,52 @@ Assumption split_assumption(const std::string& text) {
   return {what, "", source};
 }
 
+namespace {
+
+// The run's verdict in words: how long, where the time goes, whether it fits, how sure.
+std::vector<std::string> run_verdict(const train::StepResult& r, const nlohmann::json& step,
+                                     const std::string& trace_path) {
+  std::vector<std::string> out;
+  out.push_back(fmt::format("One step of {} on {} GPUs takes {} s: {} M tokens/s, {:.1f}% MFU{}.", r.model, r.gpus,
+                            display_number(r.step_time_s, 3), display_number(r.tokens_per_s / 1e6, 3), 100 * r.mfu,
+                            r.cost_per_trillion_tokens > 0
+                                ? fmt::format(", ${} k per 1e12 tokens", display_number(r.cost_per_trillion_tokens / 1e3, 3))
+                                : std::string{}));
+  auto causes = r.breakdown;
+  std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+  std::string top;
+  for (std::size_t i = 0; i < std::min<std::size_t>(3, causes.size()); ++i) {
+    top += fmt::format("{}{} {} s ({:.0f}%)", i == 0 ? "" : ", ", causes[i].name, display_number(causes[i].seconds, 3),
+                       100 * causes[i].seconds / r.step_time_s);
+  }
+  out.push_back("Where the time goes: " + top + ".");
+  const double used = train::memory_total(r.memory);
+  out.push_back(r.fits_in_memory
+                    ? fmt::format("Memory fits: {} GiB of {} GiB HBM on the fullest GPU.", display_number(used / (1 << 30), 3),
+                                  display_number(r.hbm_bytes / (1 << 30), 3))
+                    : fmt::format("Memory does NOT fit: {} GiB against {} GiB HBM.", display_number(used / (1 << 30), 3),
+                                  display_number(r.hbm_bytes / (1 << 30), 3)));
+  if (step.contains("band")) {
+    const auto& b = step.at("band").at("step_time_s");
+    out.push_back(fmt::format("How sure: P10..P90 of the step time over the registered ranges is {}..{} s "
+                              "(narrower than the validation errors, README \"How far to trust it\").",
+                              display_number(b.at("p10").get<double>(), 3), display_number(b.at("p90").get<double>(), 3)));
+  }
+  if (!trace_path.empty()) {
+    out.push_back("Trace: " + trace_path + " (open it in ui.perfetto.dev or chrome://tracing): the pipeline ranks, "
+                  "and one pass of each kind op by op on every GPU of the simulated group.");
+  }
+  return out;
+}
+
+}  // namespace
+
 void write_step_report(const std::string& path, const train::StepResult& r, const nlohmann::json& step,
-                       const std::string& command) {
+                       const std::string& command, const std::string& trace_path) {
   Report report(fmt::format("Training step: {}", r.scenario),
                 fmt::format("{} on {} ({} GPUs), {} network model, seed {}.", r.model, r.topology, r.gpus,
                             r.network_model, r.seed));
-  report.add_section("summary", "Summary").cards(step_cards(step));
+  report.add_section("summary", "Summary").verdict(run_verdict(r, step, trace_path)).cards(step_cards(step));
   add_step_section(report, step, r.trace);
   RunInfo info;
   info.command = command;

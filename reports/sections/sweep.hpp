@@ -1,13 +1,13 @@
 #pragma once
-// HTML reports of `k3sim compare` and `k3sim sweep`, built from the same JSON their --json output prints.
+// HTML report of `k3sim sweep`, built from the same JSON its output prints (`k3sim compare`'s review report
+// is review.hpp).
 #include <nlohmann/json.hpp>
 
 #include <string>
 
 namespace k3::reports {
 
-// `comparison` is compare's --json output; `sweep` is sweep's JSON output.
-void write_compare_report(const std::string& path, const nlohmann::json& comparison, const std::string& command);
+// `sweep` is sweep's JSON output.
 void write_sweep_report(const std::string& path, const nlohmann::json& sweep, const std::string& command);
 
 }  // namespace k3::reports

@@ -12,7 +12,9 @@ namespace {
 const std::vector<std::string> kClasses{"nvlink", "nic", "fabric", "local"};
 constexpr double kKiB = 1024.0;
 
-Heatmap matrix_heatmap(const TrafficMatrix& m) {
+}  // namespace
+
+Heatmap traffic_heatmap(const TrafficMatrix& m) {
   K3SIM_ASSERT(m.gpus > 0 && m.dispatch_bytes.size() == static_cast<std::size_t>(m.gpus) * m.gpus,
                "traffic matrix is not gpus x gpus");
   const bool by_node = m.gpus > kMaxHeatmapGpus && m.gpus_per_node > 0;
@@ -37,8 +39,6 @@ Heatmap matrix_heatmap(const TrafficMatrix& m) {
   h.size = {760, 700};
   return h;
 }
-
-}  // namespace
 
 void add_traffic_section(Report& report, const nlohmann::json& traffic, const std::vector<TrafficMatrix>& matrices) {
   const auto& models = traffic.at("models");
@@ -78,7 +78,7 @@ void add_traffic_section(Report& report, const nlohmann::json& traffic, const st
   }
   s.table(t);
   for (const auto& m : matrices)
-    s.chart(heatmap(matrix_heatmap(m)), m.gpus > kMaxHeatmapGpus
+    s.chart(heatmap(traffic_heatmap(m)), m.gpus > kMaxHeatmapGpus
                                             ? "Summed per node: the diagonal is NVLink traffic, the rest leaves through NICs."
                                             : "The diagonal is local (no link); blocks along it stay inside a node.");
 }

@@ -25,6 +25,9 @@ struct TrafficMatrix {
 // Drawn GPU x GPU up to this group size, node x node (summed) above it.
 inline constexpr int kMaxHeatmapGpus = 64;
 
+// The dispatch matrix as a heatmap: GPU x GPU up to kMaxHeatmapGpus, node x node above.
+Heatmap traffic_heatmap(const TrafficMatrix& matrix);
+
 // Section "traffic": bytes per token per link class per model (grouped bars) and the table; one heatmap
 // per matrix given.
 void add_traffic_section(Report& report, const nlohmann::json& traffic, const std::vector<TrafficMatrix>& matrices);

@@ -13,8 +13,10 @@ namespace {
 
 class PassRun {
  public:
-  PassRun(const workload::PassProgram& p, engine::Simulator& sim, CollectiveLauncher& launcher, double slowdown)
-      : p_(p), sim_(sim), launcher_(launcher), slowdown_(slowdown),
+  PassRun(const workload::PassProgram& p, engine::Simulator& sim, CollectiveLauncher& launcher, double slowdown,
+          bool record_ops)
+      : p_(p), sim_(sim), launcher_(launcher), slowdown_(slowdown), record_ops_(record_ops),
+        launched_at_(p.collectives.size()),
         pc_(p.threads.size(), 0), accounts_(p.threads.size()), blocked_since_(p.threads.size()),
         stream_busy_(p.gpus.size(), false), stream_queue_(p.gpus.size()),
         issued_(p.collectives.size(), 0), done_(p.collectives.size(), false),
@@ -32,6 +34,11 @@ class PassRun {
     PassOutcome out;
     out.events = sim_.run();
     out.threads = std::move(accounts_);
+    for (auto& op : ops_) {
+      op.start = op.start - start;
+      op.end = op.end - start;
+    }
+    out.ops = std::move(ops_);
     for (std::size_t t = 0; t < out.threads.size(); ++t) {
       K3SIM_ASSERT(pc_[t] == p_.threads[t].steps.size(), "pass thread did not finish (deadlocked collective)");
       auto& a = out.threads[t];
@@ -74,6 +81,7 @@ class PassRun {
   void issue(int c) {
     const auto ci = static_cast<std::size_t>(c);
     if (++issued_[ci] < p_.participants[ci].size()) return;
+    launched_at_[ci] = sim_.now();
     launcher_.launch(p_.collectives[ci], [this, c] { complete(c); });
   }
 
@@ -81,6 +89,12 @@ class PassRun {
     const auto ci = static_cast<std::size_t>(c);
     done_[ci] = true;
     const auto kind = to_string(p_.collectives[ci].kind);
+    if (record_ops_) {
+      for (const int t : p_.participants[ci]) {
+        ops_.push_back({p_.threads[static_cast<std::size_t>(t)].gpu_slot, t, launched_at_[ci], sim_.now(), kind,
+                        p_.collectives[ci].label, c});
+      }
+    }
     for (int t : waiters_[ci]) {
       const auto ti = static_cast<std::size_t>(t);
       accounts_[ti].exposed_comm[kind] += sim_.now() - blocked_since_[ti];
@@ -108,6 +122,7 @@ class PassRun {
     a.stream_wait += sim_.now() - requested;
     a.compute += duration;
     a.compute_by_category[step.category] += duration;
+    if (record_ops_) ops_.push_back({static_cast<int>(gpu), t, sim_.now(), sim_.now() + duration, step.category, {}, -1});
     sim_.schedule_after(duration, [this, t, gpu] {
       stream_busy_[gpu] = false;
       ++pc_[static_cast<std::size_t>(t)];
@@ -126,6 +141,9 @@ class PassRun {
   engine::Simulator& sim_;
   CollectiveLauncher& launcher_;
   double slowdown_;
+  bool record_ops_;
+  std::vector<SimTime> launched_at_;
+  std::vector<OpSpan> ops_;
   std::vector<std::size_t> pc_;
   std::vector<ThreadAccount> accounts_;
   std::vector<SimTime> blocked_since_;
@@ -139,8 +157,8 @@ class PassRun {
 }  // namespace
 
 PassOutcome execute_pass(const workload::PassProgram& program, engine::Simulator& sim, CollectiveLauncher& launcher,
-                         double compute_slowdown) {
-  return PassRun(program, sim, launcher, compute_slowdown).run();
+                         double compute_slowdown, bool record_ops) {
+  return PassRun(program, sim, launcher, compute_slowdown, record_ops).run();
 }
 
 }  // namespace k3::exec

@@ -27,17 +27,32 @@ struct ThreadAccount {
   std::map<std::string, core::SimTime> exposed_comm;         // blocked on a collective, by kind
 };
 
+// One op of a pass as it ran, for the per-op trace: a compute step on its GPU's stream, or one member's part
+// of a collective (from the moment the last participant issued it to its completion). Times are from the
+// start of the pass.
+struct OpSpan {
+  int gpu_slot = 0;        // index into PassProgram::gpus
+  int thread = 0;          // the pass thread (DualPipe's F&B: 0.. forward, then backward threads)
+  core::SimTime start;
+  core::SimTime end;
+  std::string kind;        // compute: the op category; collective: "dispatch", "combine", "allreduce", ...
+  std::string label;       // collective: its CollectiveCall::label; compute: ""
+  int collective = -1;     // index into PassProgram::collectives, -1 for compute
+};
+
 struct PassOutcome {
   core::SimTime duration;
   int critical_thread = 0;  // the thread that finished last
   std::vector<ThreadAccount> threads;
   std::uint64_t events = 0;
+  std::vector<OpSpan> ops;  // only when execute_pass was asked to record them
 };
 
 // Runs `program` from the simulator's current time until every thread is done. The simulator must have
 // no other pending work. Compute steps run `compute_slowdown` times longer than their nominal duration
 // (e.g. 132 / 112 when 20 of 132 SMs are reserved for communication kernels).
+// `record_ops` fills PassOutcome::ops (it costs memory on large passes: the trace asks for a few).
 PassOutcome execute_pass(const workload::PassProgram& program, engine::Simulator& sim, CollectiveLauncher& launcher,
-                         double compute_slowdown = 1.0);
+                         double compute_slowdown = 1.0, bool record_ops = false);
 
 }  // namespace k3::exec

@@ -205,7 +205,7 @@ const SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
   return config_.solo_memo->insert(head, gpus, run);
 }
 
-PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes* link_bytes) const {
+PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes* link_bytes, bool record_ops) const {
   if (!config_.network->replays_overlapping_collectives || !overlaps_collectives(program)) {
     engine::Simulator sim;
     SoloLauncher launcher(
@@ -215,14 +215,14 @@ PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes
           return std::pair{r.duration, &r.bytes};
         },
         link_bytes);
-    return execute_pass(program, sim, launcher, config_.compute_slowdown);
+    return execute_pass(program, sim, launcher, config_.compute_slowdown, record_ops);
   }
   engine::Simulator sim;
   auto network = net::make_network(*config_.network, sim, links_);
   sim.add_model(*network);
   net::CollectiveEngine engine(sim, *network, topology_);
   EngineLauncher launcher(engine, *this);
-  auto out = execute_pass(program, sim, launcher, config_.compute_slowdown);
+  auto out = execute_pass(program, sim, launcher, config_.compute_slowdown, record_ops);
   check_all_completed(engine, *network);
   collect_link_bytes(*network, topology_, link_bytes);
   return out;

@@ -91,8 +91,10 @@ class PassRunner {
  public:
   PassRunner(const topo::Topology& topology, PassRunnerConfig config);
 
-  // Simulates the pass; `link_bytes` (optional) receives what each link class carried.
-  PassOutcome run(const workload::PassProgram& program, LinkClassBytes* link_bytes = nullptr) const;
+  // Simulates the pass; `link_bytes` (optional) receives what each link class carried; `record_ops` fills
+  // PassOutcome::ops for the per-op trace.
+  PassOutcome run(const workload::PassProgram& program, LinkClassBytes* link_bytes = nullptr,
+                  bool record_ops = false) const;
   // One collective alone on an idle network (pipeline transfers, DP reductions).
   core::Seconds collective_time(const net::CollectiveSpec& spec, LinkClassBytes* link_bytes = nullptr) const;
   // Several collectives started together, contending; returns when the last completes. `network`: another

@@ -46,6 +46,33 @@ struct TraceSpan {
   double end_s = 0;
 };
 
+// One op of a representative pass on one GPU of the simulated group (StepResult::op_trace): a compute op on
+// the GPU's compute stream, or the GPU's part of a collective on the stream of that collective's kind.
+struct OpTraceSlice {
+  int gpu = 0;              // global GPU index
+  std::string stream;       // "compute", or the collective's kind: "all-to-all dispatch", "all-reduce", ...
+  std::string name;         // the op category ("dense GEMM") or the collective's label ("dispatch L12")
+  std::string micro_batch;  // "mb 3 forward", "mb 0 backward": which micro-batch of the pass it belongs to
+  double start_s = 0;       // in the step's time
+  double end_s = 0;
+  int collective = -1;      // index of the collective within its pass (slices of one collective share it); -1: compute
+};
+
+// One pass simulated op by op for the trace: the first pass of each kind (F, B, W, F&B) on the middle pipeline
+// rank (else the lowest that runs it), placed where the pipeline timeline runs it.
+struct OpTracePass {
+  std::string kind;    // parallel::to_string(PassKind): "F", "B", "W", "F&B", ...
+  std::string label;   // "F0/B1 mb7/0"
+  int pipeline_rank = 0;
+  double start_s = 0;
+  double end_s = 0;
+  std::vector<int> gpus;  // the simulated group's GPUs
+  std::vector<OpTraceSlice> slices;
+  // Mean utilisation of the group's links of each class over the pass: bytes moved / (duration x the
+  // group's share of the class's capacity).
+  std::map<std::string, double> link_utilisation;
+};
+
 // One pass of one decoder layer, for one micro-batch: the layer simulated alone on the step's network, on
 // the GPUs of the simulated group (EP or TP group) with the step's expert load for that layer.
 struct LayerPassResult {
@@ -119,6 +146,7 @@ struct StepResult {
   bool fits_in_memory = true;
   std::vector<LinkClassUse> links;
   std::vector<TraceSpan> trace;          // pipeline timeline of one step
+  std::vector<OpTracePass> op_trace;     // per-op view of one pass per kind (StepOptions::op_trace)
   int microbatches = 0;                  // per pipeline
   std::string network_model;             // flow or analytical
   std::vector<std::string> assumptions;  // each with its source: the provenance entries, then notes

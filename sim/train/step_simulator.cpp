@@ -13,6 +13,7 @@
 #include "core/parallel_for.hpp"
 #include "sim/train/layer_results.hpp"
 #include "sim/train/layout_checks.hpp"
+#include "sim/train/op_trace.hpp"
 #include "sim/workload/moe_sampling.hpp"
 #include "sim/workload/pass_builder.hpp"
 #include "sim/exec/pass_runner.hpp"
@@ -83,6 +84,11 @@ class StepRun {
     timeline_ = parallel::execute_pipeline(schedule_, costs);
     auto result = assemble(mb);
     result.symmetry = symmetry_;
+    if (opt_.op_trace) {
+      result.op_trace = trace_ops(timeline_, runner_, topo_, [this](int rank, const parallel::Pass& p) {
+        return traced_program(rank, p);
+      });
+    }
     if (opt_.per_layer) result.layers = simulate_layer_kinds(blocks_, context(0, false), runner_);
     if (const auto unused = prov_.unused_overrides(); !unused.empty()) {
       throw InputError({sc_.source, unused.front(), 0}, "no number of this step is called '" + unused.front() + "'",
@@ -329,6 +335,26 @@ class StepRun {
       workload::append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(b_stage)], workload::PassPart::backward);
     }
     return p;
+  }
+
+  // The program of one scheduled pass as the timed run simulated it (the part each pass kind costs as).
+  TracedProgram traced_program(int rank, const parallel::Pass& p) const {
+    const int f_stage = schedule_.stage_of(rank, p.work.chunk);
+    if (p.kind == parallel::PassKind::forward_backward) {
+      workload::PassProgram program;
+      const auto ctx = context(rank, true);
+      workload::append_stage_pass(program, ctx, stages_[static_cast<std::size_t>(f_stage)], workload::PassPart::forward);
+      const int forward_threads = static_cast<int>(program.threads.size());
+      const int b_stage = schedule_.stage_of(rank, p.backward.chunk);
+      workload::append_stage_pass(program, ctx, stages_[static_cast<std::size_t>(b_stage)], workload::PassPart::backward);
+      return {std::move(program), forward_threads};
+    }
+    const auto part = p.kind == parallel::PassKind::forward  ? workload::PassPart::forward
+                      : p.kind == parallel::PassKind::weight ? workload::PassPart::weight
+                                                             : workload::PassPart::backward;
+    auto program = program_of(rank, f_stage, -1, part);
+    const int threads = static_cast<int>(program.threads.size());
+    return {std::move(program), threads};
   }
 
   const PassRecord& memo(int rank, int f_stage, int b_stage, workload::PassPart part) {

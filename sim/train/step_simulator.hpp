@@ -38,6 +38,7 @@ struct StepReuse {
 struct StepOptions {
   bool trace = true;            // keep the pipeline timeline
   int max_trace_ranks = 16;     // pipeline ranks kept in the trace
+  bool op_trace = false;        // also simulate one pass of each kind op by op (StepResult::op_trace)
   std::string version;          // k3sim version string for the result
   int threads = 0;              // workers for the independent pass simulations; 0: one per hardware thread
   bool per_layer = true;        // simulate each decoder-layer kind alone for StepResult::layers

@@ -3,6 +3,7 @@
 
   browser_check.py --produce "CMD" --html out.html --screenshot out.png
                    [--expect SECTION:KIND,KIND ...] [--json out.json --min-keys N] [--max-bytes N]
+                   [--min-charts N] [--pdf out.pdf] [--max-width-px N] [--captions]
 
 --produce runs CMD (a shell command that writes the report, and --json's file when given) first.
 Checks, each failing the test with a message:
@@ -15,6 +16,13 @@ Checks, each failing the test with a message:
     marks as it declares, at least one;
   * the tab and sort scripts work;
   * every number with a data-key equals the value at that JSON pointer in the --json output;
+  * no two series of one chart share a colour (marks name their series in data-series; heatmaps excepted,
+    their colour is the value);
+  * with --captions, every chart has a caption (what to look at);
+  * with --max-width-px, the page fits a window that wide (a laptop) without horizontal scrolling;
+  * with --pdf, Chromium prints the page to A4 and to Letter PDF (out.pdf, out-letter.pdf); in print media at
+    each paper's printable size every chart is kept whole (break-inside: avoid, height under one page), each
+    section starts a page, and the PDF has pages;
   * a full-page PNG screenshot is written.
 """
 import argparse
@@ -156,8 +164,83 @@ def check_page(driver, url, args):
             if kind not in have:
                 fail(f"section '{section}' lacks a '{kind}' chart (has {have})")
             have.remove(kind)
+    if args.captions:
+        bare = driver.execute_script("""
+          return Array.from(document.querySelectorAll('figure')).filter(f => {
+            const c = f.querySelector('figcaption'); return !c || !c.textContent.trim(); }).length;""")
+        if bare:
+            fail(f"{bare} charts without a caption")
+    if len(charts) < args.min_charts:
+        fail(f"{len(charts)} charts, expected at least {args.min_charts}")
+    clashes = driver.execute_script("""
+      const out = [];
+      document.querySelectorAll('svg.chart').forEach((svg, i) => {
+        if (svg.dataset.chart === 'heatmap') return;
+        const colourOf = new Map();
+        svg.querySelectorAll('.mark[data-series]').forEach(m => {
+          const fill = m.getAttribute('fill'), series = m.dataset.series;
+          if (!colourOf.has(series)) colourOf.set(series, fill);
+        });
+        const seriesOf = new Map();
+        colourOf.forEach((fill, series) => {
+          if (seriesOf.has(fill)) out.push(`chart ${i} (${svg.querySelector('title').textContent}): `
+                                           + `'${seriesOf.get(fill)}' and '${series}' share ${fill}`);
+          seriesOf.set(fill, series);
+        });
+      });
+      return out;""")
+    if clashes:
+        fail("series sharing a colour: " + "; ".join(clashes[:5]))
     print(f"browser_check: {len(charts)} charts, {sum(c['marks'] for c in charts)} marks")
     return charts
+
+
+# Printable area of the papers at 96 CSS px per inch, with the report's 12 mm @page margins.
+PAPERS = {"A4": (8.27, 11.69), "Letter": (8.5, 11.0)}
+MARGIN_IN = 12 / 25.4
+
+
+def check_print(driver, args):
+    import base64
+
+    for paper, (w_in, h_in) in PAPERS.items():
+        content_w, content_h = (w_in - 2 * MARGIN_IN) * 96, (h_in - 2 * MARGIN_IN) * 96
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": int(content_w), "height": int(content_h), "deviceScaleFactor": 1, "mobile": False})
+        problems = driver.execute_script("""
+          const pageH = arguments[0], out = [];
+          document.querySelectorAll('figure').forEach((f, i) => {
+            const st = getComputedStyle(f), h = f.getBoundingClientRect().height;
+            if (st.breakInside !== 'avoid' && st.pageBreakInside !== 'avoid') out.push(`figure ${i}: break-inside ${st.breakInside}`);
+            if (h > pageH) out.push(`figure ${i} is ${Math.round(h)} px, taller than a page (${Math.round(pageH)} px)`);
+          });
+          document.querySelectorAll('section.section').forEach((s, i) => {
+            if (i > 0 && getComputedStyle(s).breakBefore !== 'page') out.push(`section ${s.id} does not start a page`);
+          });
+          if (document.documentElement.scrollWidth > window.innerWidth + 1)
+            out.push(`printed page is ${document.documentElement.scrollWidth} px wide, over ${window.innerWidth}`);
+          return out;""", content_h)
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+        if problems:
+            fail(f"{paper} print layout: " + "; ".join(problems[:8]))
+        pdf = driver.execute_cdp_cmd("Page.printToPDF", {"paperWidth": w_in, "paperHeight": h_in,
+                                                         "printBackground": True, "preferCSSPageSize": False})
+        data = base64.b64decode(pdf["data"])
+        pages = len(re.findall(rb"/Type\s*/Page[^s]", data))
+        if not data.startswith(b"%PDF") or pages < 1:
+            fail(f"{paper} PDF has no pages")
+        out = pathlib.Path(args.pdf if paper == "A4" else re.sub(r"\.pdf$", "", args.pdf) + "-letter.pdf")
+        out.write_bytes(data)
+        print(f"browser_check: {paper} PDF {out} ({len(data)} bytes, {pages} pages)")
+
+
+def check_width(driver, width_px):
+    driver.set_window_size(width_px, 900)
+    overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+    if overflow > 1:
+        fail(f"the page scrolls sideways by {overflow} px in a {width_px} px window")
 
 
 def check_scripts(driver):
@@ -215,6 +298,10 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--min-keys", type=int, default=1)
     ap.add_argument("--max-bytes", type=int, default=5_000_000)
+    ap.add_argument("--min-charts", type=int, default=1)
+    ap.add_argument("--pdf")
+    ap.add_argument("--max-width-px", type=int)
+    ap.add_argument("--captions", action="store_true")
     args = ap.parse_args()
 
     pathlib.Path(args.html).parent.mkdir(parents=True, exist_ok=True)
@@ -235,6 +322,10 @@ def main():
             check_scripts(driver)
             if args.json:
                 check_json(driver, args)
+            if args.max_width_px:
+                check_width(driver, args.max_width_px)
+            if args.pdf:
+                check_print(driver, args)
             height = driver.execute_script("return document.documentElement.scrollHeight")
             driver.set_window_size(1280, min(height + 40, 16000))
             driver.execute_script("window.scrollTo(0, 0)")

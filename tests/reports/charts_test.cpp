@@ -1,6 +1,9 @@
 // Chart functions: marks, tooltips, geometry and rejection of malformed data.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 
 #include "reports/charts/charts.hpp"
 #include "tests/reports/html_scan.hpp"
@@ -141,4 +144,43 @@ TEST(Charts, ParetoFrontKeepsUndominatedPoints) {
   // Maximising y instead: (1,5) and (2,6) remain; everything else has lower y at higher x.
   s.minimize_y = false;
   EXPECT_EQ(pareto_front(s), (std::vector<std::size_t>{0, 4}));
+}
+
+TEST(Charts, DivergingBarsGrowBothWaysFromZeroAndAreLabelledDirectly) {
+  DivergingBarChart c;
+  c.title = "b minus a";
+  c.value_axis = {"Change", "s", false};
+  c.negative_label = "faster";
+  c.positive_label = "slower";
+  c.bars = {{"dense GEMM", -1.0, "#08306B"}, {"all-to-all combine", 2.5, "#A63603"}};
+  const auto svg = diverging_bar_chart(c);
+  EXPECT_EQ(svg.kind, "diverging");
+  EXPECT_EQ(svg.marks, 2);
+  // Widths proportional to |change|: the +2.5 s bar is 2.5 times the -1 s one.
+  const auto widths = k3::test::attribute_values(svg.markup, "<rect class=\"mark\"", "width");
+  ASSERT_EQ(widths.size(), 2u);
+  EXPECT_NEAR(std::stod(widths[1]) / std::stod(widths[0]), 2.5, 0.05);
+  // The negative bar ends where the positive one starts: both start or end at the zero line.
+  const auto xs = k3::test::attribute_values(svg.markup, "<rect class=\"mark\"", "x");
+  EXPECT_NEAR(std::stod(xs[0]) + std::stod(widths[0]), std::stod(xs[1]), 0.15);
+  // Direct labels: every name and signed value is text in the chart, no legend needed.
+  EXPECT_NE(svg.markup.find(">dense GEMM</text>"), std::string::npos);
+  EXPECT_NE(svg.markup.find(">\u22121 s</text>"), std::string::npos);
+  EXPECT_NE(svg.markup.find(">+2.5 s</text>"), std::string::npos);
+  EXPECT_EQ(count(svg.markup, "data-series=\"dense GEMM\""), 1);
+  c.bars.clear();
+  EXPECT_THROW(diverging_bar_chart(c), k3::core::InternalError);
+}
+
+TEST(Charts, SeriesColoursOverrideThePaletteAndThePaletteHasSixteenDistinct) {
+  BarChart c;
+  c.title = "Stack";
+  c.categories = {"a"};
+  c.value_axis = {"Time", "s", false};
+  c.layout = BarLayout::kStacked;
+  for (int s = 0; s < 16; ++s) c.series.push_back({"s" + std::to_string(s), {1.0}});
+  const auto fills = k3::test::attribute_values(bar_chart(c).markup, "<rect class=\"mark\"", "fill");
+  EXPECT_EQ(std::set<std::string>(fills.begin(), fills.end()).size(), 16u) << "no two series share a colour";
+  c.series_colours = {"#123456"};
+  EXPECT_EQ(k3::test::attribute_values(bar_chart(c).markup, "<rect class=\"mark\"", "fill").front(), "#123456");
 }
