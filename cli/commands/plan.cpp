@@ -45,6 +45,7 @@ input::Override parse_fix(const std::string& text) {
 // The scenario's own cluster resized to `gpus` GPUs (as cluster.nodes), resolved once for the search.
 input::ScenarioInputs resolve_on(const std::string& text, const std::string& source,
                                  std::vector<input::Override>& sets, std::int64_t gpus, const std::string& profile) {
+  if (gpus < 1) throw core::InputError({"--gpus", "", 0}, fmt::format("{} GPUs", gpus), "a positive number of GPUs");
   auto inputs = input::resolve_scenario(input::parse_scenario(text, source, sets), profile);
   const auto per_node = inputs.topology->gpus_per_node();
   if (gpus % per_node != 0) {
@@ -127,8 +128,7 @@ void attach_plan(CLI::App& command, int& exit_status) {
   sub->add_option("scenario", o->scenario, "Base scenario YAML: model, cluster, batch, precision (scenarios/README.md)")
       ->required();
   sub->add_option("--gpus", o->gpus, "GPUs to lay the model out on (whole nodes of the scenario's cluster)")
-      ->required()
-      ->check(CLI::PositiveNumber);
+      ->required();
   sub->add_option("--objective", o->objective, "Rank by step time or by cost per 1e12 tokens")
       ->check(CLI::IsMember({"time", "cost"}));
   sub->add_option("--fix", o->fixes, "Hold a key at one value, out of the search: key=value (repeatable)");

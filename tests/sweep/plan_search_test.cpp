@@ -161,6 +161,17 @@ TEST(PlanSearch, RefusesKeysThatWouldChangeTheResolvedModelOrCluster) {
   both.fixes = {{"parallel.pp", "2"}};
   both.axes = {{"parallel.pp", {"1", "2"}}};
   EXPECT_THROW(plan_layouts({kScenario, "small.yaml", {}, in}, both), core::InputError);
+  // Ranking by cost needs a price.
+  auto unpriced = small_inputs();
+  unpriced.scenario.price_per_gpu_hour.reset();
+  PlanOptions by_cost;
+  by_cost.objective = PlanObjective::cost;
+  try {
+    plan_layouts({kScenario, "small.yaml", {}, unpriced}, by_cost);
+    FAIL() << "--objective cost ran without a price";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().key, "price_per_gpu_hour");
+  }
 }
 
 TEST(LayoutRules, NameTheRuleARunWouldFailOn) {
