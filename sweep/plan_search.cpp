@@ -28,7 +28,7 @@ double plan_clock_s() {
 // The model and the cluster are resolved once for the whole search; a key that would change them per
 // candidate is refused rather than silently ignored.
 void refuse_resolved_keys(const std::string& flag, const std::string& key) {
-  if (key == "model" || key.starts_with("cluster.") || key == "cluster" || key == "profile") {
+  if (changes_resolved_inputs(key)) {
     throw InputError({flag, key, 0}, "plan searches one model on one cluster, resolved once",
                      "a key of the step (parallel.*, batch.*, recompute, ...); the model and cluster come from the "
                      "scenario, --set and --gpus");
@@ -75,6 +75,30 @@ double objective_of(const PlanCandidate& c, PlanObjective o) {
 
 }  // namespace
 
+bool changes_resolved_inputs(const std::string& key) {
+  return key == "model" || key.starts_with("cluster.") || key == "cluster" || key == "profile";
+}
+
+std::vector<std::optional<RuleFailure>> check_points_rules(const PlanBase& base, const std::vector<input::Override>& extra,
+                                                           const std::vector<GridPoint>& points, int threads) {
+  const auto& topo = *base.inputs.topology;
+  const ClusterShape cluster{static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(),
+                             topo.gpu_type().hbm_bytes};
+  std::vector<std::optional<RuleFailure>> refusals(points.size());
+  core::parallel_for(points.size(), threads, [&](std::size_t i) {
+    auto overrides = base.sets;
+    overrides.insert(overrides.end(), extra.begin(), extra.end());
+    overrides.insert(overrides.end(), points[i].begin(), points[i].end());
+    try {
+      refusals[i] = check_layout_rules(input::parse_scenario(base.yaml_text, base.source, overrides),
+                                       base.inputs.model, cluster);
+    } catch (const InputError& e) {
+      refusals[i] = RuleFailure{e.where().key.empty() ? std::string("scenario") : e.where().key, e.what()};
+    }
+  });
+  return refusals;
+}
+
 PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   for (const auto& f : o.fixes) refuse_resolved_keys("--fix", f.key);
   for (const auto& a : o.axes) refuse_resolved_keys("--grid", a.key);
@@ -95,15 +119,9 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
 
   const double start_s = plan_clock_s();
   // Rules first, on every core: each candidate parsed as `run --set` would and checked without simulating.
-  std::vector<std::optional<RuleFailure>> refusals(points.size());
-  core::parallel_for(points.size(), o.threads, [&](std::size_t i) {
-    try {
-      const auto step = input::parse_scenario(base.yaml_text, base.source, candidate_overrides(base, o, points[i], "analytical"));
-      refusals[i] = check_layout_rules(step, base.inputs.model, cluster);
-    } catch (const InputError& e) {
-      refusals[i] = RuleFailure{e.where().key.empty() ? std::string("scenario") : e.where().key, e.what()};
-    }
-  });
+  auto fixes_on_analytical = o.fixes;
+  fixes_on_analytical.push_back({"network", "analytical"});
+  const auto refusals = check_points_rules(base, fixes_on_analytical, points, o.threads);
   std::vector<std::size_t> survivors;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (!refusals[i]) {

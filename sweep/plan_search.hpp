@@ -16,6 +16,7 @@
 
 #include "sim/input/scenario_inputs.hpp"
 #include "sweep/grid.hpp"
+#include "sweep/layout_rules.hpp"
 #include "sweep/sweep_runner.hpp"
 
 namespace k3::sweep {
@@ -73,6 +74,16 @@ struct PlanResult {
   double search_wall_s = 0;                    // rules + analytical simulations
   double flow_wall_s = 0;
 };
+
+// Each point parsed as `k3sim run --set` would (base.sets, then `extra`, then the point) and checked against the
+// layout rules on base.inputs' model and cluster, on `threads` threads: the refusal, or nothing when the point
+// may be simulated. A point that does not parse is refused under the key its InputError names.
+std::vector<std::optional<RuleFailure>> check_points_rules(const PlanBase& base, const std::vector<input::Override>& extra,
+                                                           const std::vector<GridPoint>& points, int threads);
+
+// Whether a key changes what is resolved once per search (model, cluster, profile), so that the points of a
+// grid over it cannot be checked on one resolved model and cluster.
+bool changes_resolved_inputs(const std::string& key);
 
 // Throws InputError for a bad base or option; a candidate that fails is counted or kept with its reason.
 PlanResult plan_layouts(const PlanBase& base, const PlanOptions& options);

@@ -1,4 +1,5 @@
-// `k3sim plan` through the real binary: bad flags are refused up front, naming the flag and what it takes.
+// `k3sim plan` through the real binary: bad flags are refused up front, naming the flag and what it takes;
+// `k3sim sweep` refuses grid points with the same layout rules plan prunes with.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,25 @@ TEST(PlanCli, BadFlagsExit2NamingTheFlagAndWhatItTakes) {
   expect_refused(kPlanK3 + "--gpus 2048 --fix parallel.tp=2 --grid parallel.tp=1,2", "--fix", "one of --fix");
   expect_refused(kPlanK3 + "--gpus 2048 --grid cluster.nodes=128,256", "--grid", "parallel.*");
   expect_refused(kPlanK3 + "--gpus 2048 --grid parallel.tpp=1,2", "--grid", "parallel");
+}
+
+
+TEST(SweepCli, PointsBreakingALayoutRuleAreRefusedBeforeSimulationWithTheRule) {
+  // K3 with EP 1 or 2 on PP 8: its weights, gradients and optimizer state alone exceed HBM, which a simulation
+  // would take tens of seconds to find; TP 3 does not divide the GPUs. No point is simulated.
+  const auto r = run_k3sim(
+      "sweep scenarios/k3-h200-2048.yaml --set network=analytical --set parallel.schedule=1f1b --set parallel.pp=8 "
+      "--set communication.node_limit=0 --grid parallel.ep=1,2 --grid parallel.tp=1,3 --jobs 2 --json");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto points = nlohmann::json::parse(r.out).at("points");
+  ASSERT_EQ(points.size(), 4u);
+  for (const auto& p : points) {
+    EXPECT_FALSE(p.at("ran").get<bool>()) << p.dump();
+    const auto reason = p.at("reason").get<std::string>();
+    EXPECT_NE(reason.find("refused before simulation by the layout rule on"), std::string::npos) << reason;
+    const bool tp3 = p.at("settings").at("parallel.tp").get<std::string>() == "3";
+    EXPECT_NE(reason.find(tp3 ? "on parallel:" : "on memory:"), std::string::npos) << reason;
+  }
 }
 
 }  // namespace
