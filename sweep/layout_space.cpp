@@ -25,9 +25,9 @@ std::vector<GridAxis> default_layout_axes(const model::ModelSpec& spec, std::int
   // A stage holds at least one decoder layer; the embedding and the head ride with the first and last.
   const auto layers = std::max<std::int64_t>(1, static_cast<std::int64_t>(spec.layers.size()));
   axes.push_back({"parallel.pp", powers_of_two_up_to(std::min(layers, gpus), gpus)});
-  axes.push_back({"parallel.ep", spec.has_moe()
-                                     ? powers_of_two_up_to(std::min<std::int64_t>(spec.moe.routed_experts, gpus), gpus)
-                                     : std::vector<std::string>{"1"}});
+  if (spec.has_moe()) {  // a dense model has no EP to search
+    axes.push_back({"parallel.ep", powers_of_two_up_to(std::min<std::int64_t>(spec.moe.routed_experts, gpus), gpus)});
+  }
   return axes;
 }
 

@@ -12,7 +12,7 @@
 
 namespace k3::sweep {
 
-// parallel.tp, parallel.pp and parallel.ep over the powers of two that can be legal for the model on
+// parallel.tp, parallel.pp and (for a MoE model) parallel.ep over the powers of two that can be legal for the model on
 // `gpus` GPUs of `gpus_per_node` per node (the layout rules decide the rest).
 std::vector<GridAxis> default_layout_axes(const model::ModelSpec& spec, std::int64_t gpus, int gpus_per_node);
 

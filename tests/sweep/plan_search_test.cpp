@@ -129,6 +129,13 @@ TEST(PlanSearch, ReturnsTheOptimumOfAnExhaustiveSimulation) {
   EXPECT_TRUE(r.ranked[0].flow_step_time_s.has_value());
   EXPECT_TRUE(r.ranked[1].flow_step_time_s.has_value());
   EXPECT_FALSE(r.ranked[2].flow_step_time_s.has_value());
+  // The re-run is the same layout on the flow network, as `k3sim run` of the base scenario (network: flow).
+  train::StepOptions flow_opt;
+  flow_opt.trace = false;
+  flow_opt.per_layer = false;
+  const auto flow = train::simulate_step(input::parse_scenario(kScenario, "small.yaml", winner.settings), in.model,
+                                         *in.topology, nullptr, flow_opt);
+  EXPECT_EQ(*winner.flow_step_time_s, flow.step_time_s);
   EXPECT_TRUE(winner.pareto);
   ASSERT_TRUE(winner.cost_per_trillion_tokens_usd.has_value());
   EXPECT_GT(*winner.cost_per_trillion_tokens_usd, 0);
