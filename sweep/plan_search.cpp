@@ -79,7 +79,8 @@ bool changes_resolved_inputs(const std::string& key) {
   return key == "model" || key.starts_with("cluster.") || key == "cluster" || key == "profile";
 }
 
-std::vector<std::optional<RuleFailure>> check_points_rules(const PlanBase& base, const std::vector<input::Override>& extra,
+std::vector<std::optional<RuleFailure>> check_points_rules(const PlanBase& base,
+                                                           const std::vector<input::Override>& extra,
                                                            const std::vector<GridPoint>& points, int threads) {
   const auto& topo = *base.inputs.topology;
   const ClusterShape cluster{static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(),

@@ -78,7 +78,8 @@ struct PlanResult {
 // Each point parsed as `k3sim run --set` would (base.sets, then `extra`, then the point) and checked against the
 // layout rules on base.inputs' model and cluster, on `threads` threads: the refusal, or nothing when the point
 // may be simulated. A point that does not parse is refused under the key its InputError names.
-std::vector<std::optional<RuleFailure>> check_points_rules(const PlanBase& base, const std::vector<input::Override>& extra,
+std::vector<std::optional<RuleFailure>> check_points_rules(const PlanBase& base,
+                                                           const std::vector<input::Override>& extra,
                                                            const std::vector<GridPoint>& points, int threads);
 
 // Whether a key changes what is resolved once per search (model, cluster, profile), so that the points of a

@@ -60,7 +60,9 @@ input::ScenarioInputs resolve_on(const std::string& text, const std::string& sou
 
 std::string settings_text(const sweep::GridPoint& point) {
   std::string out;
-  for (const auto& s : point) out += fmt::format("{}{}={}", out.empty() ? "" : " ", s.key.substr(s.key.rfind('.') + 1), s.value);
+  for (const auto& s : point) {
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", s.key.substr(s.key.rfind('.') + 1), s.value);
+  }
   return out.empty() ? "(base)" : out;
 }
 
@@ -71,15 +73,24 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
   fmt::print("{} on {} GPUs, objective {}: {} candidates, {} pruned before simulation, {} simulated (analytical "
              "network) in {:.1f} s ({:.1f} candidates/s)\n",
              o.scenario, r.gpus, o.objective, r.candidates, pruned, r.simulated, r.search_wall_s, rate);
-  for (const auto& [rule, c] : r.pruned) fmt::print("  pruned by {:<26} {:>5}  e.g. {}\n", rule, c.candidates, c.example);
+  for (const auto& [rule, c] : r.pruned) {
+    fmt::print("  pruned by {:<26} {:>5}  e.g. {}\n", rule, c.candidates, c.example);
+  }
   std::size_t infeasible = 0;
   for (const auto& c : r.ranked) infeasible += c.feasible ? 0 : 1;
-  if (infeasible > 0) fmt::print("  simulated but infeasible (memory or a rule found while building): {}\n", infeasible);
+  if (infeasible > 0) {
+    fmt::print("  simulated but infeasible (memory or a rule found while building): {}\n", infeasible);
+  }
   fmt::print("\n {:>4}  {:<28} {:>10} {:>10} {:>12} {:>12} {:>14} {:>6}\n", "rank", "layout", "step (s)", "flow (s)",
              "tokens/s", "headroom", "$ / 1e12 tok", "MFU");
+  constexpr int kRowsShown = 20;  // --json has every candidate
   int rank = 0;
   for (const auto& c : r.ranked) {
     if (!c.feasible) break;
+    if (rank == kRowsShown) {
+      fmt::print("  ... {} more feasible (--json for all)\n", r.simulated - infeasible - kRowsShown);
+      break;
+    }
     fmt::print(" {:>4}  {:<28} {:>10.3f} {:>10} {:>12.4g} {:>8.1f} GiB {:>14} {:>5.1f}%{}\n", ++rank,
                settings_text(c.settings), c.step_time_s,
                c.flow_step_time_s ? fmt::format("{:.3f}", *c.flow_step_time_s) : std::string("-"), c.tokens_per_s,
@@ -87,15 +98,19 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
                c.cost_per_trillion_tokens_usd ? fmt::format("{:.0f}", *c.cost_per_trillion_tokens_usd) : "-",
                100 * c.mfu, c.pareto ? "  [Pareto]" : "");
   }
-  if (rank == 0) {
+  if (r.ranked.empty() || !r.ranked.front().feasible) {
     fmt::print("  no candidate fits: relax --fix, add GPUs, or lower the batch\n");
     return;
   }
   if (const auto loses = sweep::runner_up_loses_on(r); !loses.empty()) {
     fmt::print("\nthe runner-up loses on {}\n", loses);
   }
-  fmt::print("top {} on the flow network ({:.1f} s): {}\n", std::min<std::size_t>(static_cast<std::size_t>(o.top), static_cast<std::size_t>(rank)),
-             r.flow_wall_s, r.flow_changes_ranking ? "their order changes" : "same order");
+  std::size_t rerun = 0;
+  for (const auto& c : r.ranked) rerun += c.flow_step_time_s ? 1 : 0;
+  if (rerun > 0) {
+    fmt::print("top {} re-run on the flow network in {:.1f} s: {}\n", rerun, r.flow_wall_s,
+               r.flow_changes_ranking ? "their order changes" : "same order");
+  }
 }
 
 int plan(const PlanCliOptions& o) {

@@ -91,7 +91,8 @@ int sweep(const SweepOptions& o) {
   const std::string profile_flag = o.profile;
   const std::string source = o.scenario;
   const auto refusals = refusals_by_layout_rule(base, o.scenario, sets, axes, points, o);
-  const sweep::Simulate simulate = [&base, &sets, &source, &profile_flag, &version, &refusals](const sweep::GridPoint& point) {
+  const sweep::Simulate simulate = [&base, &sets, &source, &profile_flag, &version,
+                                    &refusals](const sweep::GridPoint& point) {
     if (const auto r = refusals.find(point_text(point)); r != refusals.end()) throw core::InputError({}, r->second);
     auto overrides = sets;
     overrides.insert(overrides.end(), point.begin(), point.end());

@@ -64,7 +64,8 @@ struct Best {
 // memory bound plan prunes with never exceeds what the simulation reports.
 Best exhaustive_best(const input::ScenarioInputs& in) {
   const auto& topo = *in.topology;
-  const ClusterShape cluster{static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(), topo.gpu_type().hbm_bytes};
+  const ClusterShape cluster{static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(),
+                             topo.gpu_type().hbm_bytes};
   Best best;
   for (int tp = 1; tp <= 8; ++tp) {
     for (int pp = 1; pp <= 8; ++pp) {
