@@ -134,7 +134,9 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   }
 
   std::unique_ptr<Progress> progress;
-  if (o.progress != nullptr) progress = std::make_unique<Progress>(survivors.size(), o.progress, o.progress_terminal);
+  if (o.progress != nullptr) {
+    progress = std::make_unique<Progress>(survivors.size(), o.progress, o.progress_terminal, "plan");
+  }
   std::vector<PlanCandidate> simulated(survivors.size());
   core::parallel_for(survivors.size(), o.threads, [&](std::size_t k) {
     const auto& point = points[survivors[k]];
