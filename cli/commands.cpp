@@ -14,6 +14,7 @@ void attach_collective(CLI::App& command, int& exit_status);
 void attach_run(CLI::App& command, int& exit_status);
 void attach_compare(CLI::App& command, int& exit_status);
 void attach_sweep(CLI::App& command, int& exit_status);
+void attach_plan(CLI::App& command, int& exit_status);
 void attach_validate(CLI::App& command, int& exit_status);
 void attach_serve(CLI::App& command, int& exit_status);
 void attach_list(CLI::App& command, int& exit_status);
@@ -33,6 +34,7 @@ constexpr Command kCommands[] = {
     {"compare", "Simulate scenarios or a scenario's variants side by side, with deltas", attach_compare},
     {"report", "Review pages from saved results: `report diff a.json b.json` for two `run --json` outputs", attach_report},
     {"sweep", "Simulate every point of a grid of scenario overrides; mark the Pareto front", attach_sweep},
+    {"plan", "Search the parallel layouts of a scenario on N GPUs: prune by rule, simulate, rank, re-run the best on flow", attach_plan},
     {"serve", "Replay a request stream on a serving deployment: TTFT/TPOT percentiles, tokens/s per node, goodput", attach_serve},
     {"validate", "Compare predictions with published measurements (DeepSeek-V3, Megatron-LM SC21 Table 1, DeepEP)", attach_validate},
     {"list", "List what is registered by name: networks, schedules, recompute modules, collectives, gpus, models, topologies", attach_list},

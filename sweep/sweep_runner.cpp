@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <chrono>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
@@ -43,8 +44,8 @@ PointResult evaluate_point(std::size_t index, const GridPoint& settings, const S
   return r;
 }
 
-Progress::Progress(std::size_t total, std::FILE* out, bool terminal)
-    : total_(total), out_(out), terminal_(terminal), start_s_(now_s()) {}
+Progress::Progress(std::size_t total, std::FILE* out, bool terminal, std::string label)
+    : total_(total), out_(out), terminal_(terminal), label_(std::move(label)), start_s_(now_s()) {}
 
 void Progress::done_one() {
   std::lock_guard lock(mutex_);
@@ -83,7 +84,7 @@ void Progress::draw(bool last) {
     const bool due = last ? done_ != printed_done_ : done_ >= printed_done_ + every || printed_done_ == kNone;
     if (!due) return;
     printed_done_ = done_;
-    std::fprintf(out_, "sweep: %zu/%zu points, %.2f points/s, ETA %s\n", done_, total_, rate,
+    std::fprintf(out_, "%s: %zu/%zu points, %.2f points/s, ETA %s\n", label_.c_str(), done_, total_, rate,
                  format_duration(eta).c_str());
   }
   std::fflush(out_);

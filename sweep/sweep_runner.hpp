@@ -22,7 +22,8 @@ PointResult evaluate_point(std::size_t index, const GridPoint& settings, const S
 // twenty over the run. Thread-safe.
 class Progress {
  public:
-  Progress(std::size_t total, std::FILE* out, bool terminal);
+  // `label` begins each plain line ("sweep", "plan").
+  Progress(std::size_t total, std::FILE* out, bool terminal, std::string label = "sweep");
   void done_one();
   // For MPI: rank 0 sees how many points were handed out, not when other ranks finish them.
   void set_done(std::size_t done);
@@ -34,6 +35,7 @@ class Progress {
   std::size_t done_ = 0;
   std::FILE* out_;
   bool terminal_;
+  std::string label_;
   double start_s_;
   double last_draw_s_ = -1;
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);

@@ -1,12 +1,14 @@
 // `k3sim sweep <scenario.yaml> --grid key=v1,v2 --grid key=lo:hi:x2 ... [--set k=v]... [--jobs N]
 //  [--out results.csv|.json] [--json] [--report out.html] [--pareto gpus|cost]`: every point of the
 // Cartesian grid is the scenario with those overrides, simulated exactly as `k3sim run` would; threads
-// share the points, or MPI ranks when started by mpirun.
+// share the points, or MPI ranks when started by mpirun. Points that break a layout rule (the checks
+// `k3sim plan` prunes with) are refused before any point runs, each with the rule.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <map>
 #include <memory>
 #include <set>
 
@@ -19,6 +21,7 @@
 #include "results/step_output.hpp"
 #include "sim/train/step_simulator.hpp"
 #include "sweep/grid.hpp"
+#include "sweep/plan_search.hpp"
 #include "sweep/sweep_output.hpp"
 #include "sweep/sweep_runner.hpp"
 #ifdef K3SIM_HAVE_MPI
@@ -41,6 +44,35 @@ struct SweepOptions {
   std::string profile;
 };
 
+std::string point_text(const sweep::GridPoint& point) {
+  std::string out;
+  for (const auto& s : point) out += s.key + "=" + s.value + "\n";
+  return out;
+}
+
+// The points that break a layout rule (sweep/layout_rules.hpp, as `k3sim plan` prunes), by point_text, each with
+// its refusal; checked on the base's model and cluster resolved once, so only when no axis changes them.
+std::map<std::string, std::string> refusals_by_layout_rule(const std::string& base, const std::string& source,
+                                                           const std::vector<input::Override>& sets,
+                                                           const std::vector<sweep::GridAxis>& axes,
+                                                           const std::vector<sweep::GridPoint>& points,
+                                                           const SweepOptions& o) {
+  std::map<std::string, std::string> out;
+  for (const auto& a : axes) {
+    if (sweep::changes_resolved_inputs(a.key)) return out;
+  }
+  const auto inputs = input::resolve_scenario(input::parse_scenario(base, source, sets), o.profile);
+  const auto refusals =
+      sweep::check_points_rules({base, source, sets, inputs}, {}, points, core::resolve_threads(o.jobs));
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (refusals[i]) {
+      out[point_text(points[i])] =
+          "refused before simulation by the layout rule on " + refusals[i]->rule + ": " + refusals[i]->message;
+    }
+  }
+  return out;
+}
+
 int sweep(const SweepOptions& o) {
   // Everything about the input is checked here, before any point runs (and on every MPI rank alike).
   const std::string base = core::read_text_file(o.scenario, "a scenario YAML file (see scenarios/README.md)");
@@ -58,7 +90,10 @@ int sweep(const SweepOptions& o) {
   const std::string version(core::version_string());
   const std::string profile_flag = o.profile;
   const std::string source = o.scenario;
-  const sweep::Simulate simulate = [&base, &sets, &source, &profile_flag, &version](const sweep::GridPoint& point) {
+  const auto refusals = refusals_by_layout_rule(base, o.scenario, sets, axes, points, o);
+  const sweep::Simulate simulate = [&base, &sets, &source, &profile_flag, &version,
+                                    &refusals](const sweep::GridPoint& point) {
+    if (const auto r = refusals.find(point_text(point)); r != refusals.end()) throw core::InputError({}, r->second);
     auto overrides = sets;
     overrides.insert(overrides.end(), point.begin(), point.end());
     const auto in = input::resolve_scenario(input::parse_scenario(base, source, overrides), profile_flag);

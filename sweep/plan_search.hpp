@@ -1,0 +1,98 @@
+#pragma once
+// `k3sim plan`'s search: the best parallel layouts of a base scenario on a fixed GPU count. Every candidate
+// of the layout space (layout_space.hpp) is checked against the layout rules and a closed-form memory bound
+// first (layout_rules.hpp) and counted under the rule it breaks; the survivors run through the same step
+// simulation as `k3sim run` with the analytical network (no band), on all cores; the feasible ones are
+// ranked by the objective, the Pareto front over (cost or GPUs, step time) is marked, and the top K are
+// simulated again on the flow network, saying whether that changes their order.
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/input/scenario_inputs.hpp"
+#include "sweep/grid.hpp"
+#include "sweep/layout_rules.hpp"
+#include "sweep/sweep_runner.hpp"
+
+namespace k3::sweep {
+
+enum class PlanObjective { time, cost };
+
+struct PlanOptions {
+  std::vector<input::Override> fixes;  // --fix: keys held at one value (and out of the search)
+  std::vector<GridAxis> axes;          // --grid: searched keys besides, or instead of, TP, PP and EP
+  PlanObjective objective = PlanObjective::time;
+  int top_k = 3;                       // re-run on the flow network
+  int threads = 1;                     // >= 1
+  std::FILE* progress = nullptr;       // progress of the simulations (sweep_runner.hpp's Progress), or none
+  bool progress_terminal = false;      // redraw one bar in place
+};
+
+// The base scenario as `k3sim run` reads it: text, the name errors cite, and its --set overrides (the
+// GPU count among them, as cluster.nodes), resolved once into model, topology and profile.
+struct PlanBase {
+  std::string yaml_text;
+  std::string source;
+  std::vector<input::Override> sets;
+  const input::ScenarioInputs& inputs;
+};
+
+struct PlanCandidate {
+  GridPoint settings;              // the searched keys' values, as --set overrides of the base
+  bool feasible = false;           // simulated and fits in HBM
+  std::string reason;              // why not, when not
+  double step_time_s = 0;          // analytical network
+  double tokens_per_s = 0;
+  double mfu = 0;
+  double memory_bytes = 0;         // most loaded GPU
+  double hbm_bytes = 0;
+  std::optional<double> cost_per_trillion_tokens_usd;  // when the scenario has price_per_gpu_hour
+  std::map<std::string, double> breakdown_s;           // step time by share (train::StepResult::breakdown)
+  bool pareto = false;
+  std::optional<double> flow_step_time_s;  // top K only
+  double headroom_bytes() const { return hbm_bytes - memory_bytes; }
+};
+
+struct RuleCount {
+  std::size_t candidates = 0;
+  std::string example;  // the refusal of the first candidate it pruned
+};
+
+struct PlanResult {
+  std::int64_t gpus = 0;
+  std::vector<GridAxis> axes;                  // the space searched
+  std::size_t candidates = 0;                  // points of the space
+  std::map<std::string, RuleCount> pruned;     // by rule (scenario key, or "memory"), before any simulation
+  std::size_t simulated = 0;
+  std::vector<PlanCandidate> ranked;           // simulated: feasible by objective, then the rest
+  bool flow_changes_ranking = false;           // among the top K
+  double search_wall_s = 0;                    // rules + analytical simulations
+  double flow_wall_s = 0;
+};
+
+// Each point parsed as `k3sim run --set` would (base.sets, then `extra`, then the point) and checked against the
+// layout rules on base.inputs' model and cluster, on `threads` threads: the refusal, or nothing when the point
+// may be simulated. A point that does not parse is refused under the key its InputError names.
+std::vector<std::optional<RuleFailure>> check_points_rules(const PlanBase& base,
+                                                           const std::vector<input::Override>& extra,
+                                                           const std::vector<GridPoint>& points, int threads);
+
+// Whether a key changes what is resolved once per search (model, cluster, profile), so that the points of a
+// grid over it cannot be checked on one resolved model and cluster.
+bool changes_resolved_inputs(const std::string& key);
+
+// Throws InputError for a bad base or option; a candidate that fails is counted or kept with its reason.
+PlanResult plan_layouts(const PlanBase& base, const PlanOptions& options);
+
+// What the runner-up loses on against the winner: the step-time share that grows most, e.g.
+// "+0.412 s pipeline bubble"; empty when there is no runner-up.
+std::string runner_up_loses_on(const PlanResult& r);
+
+nlohmann::json plan_to_json(const PlanResult& r, PlanObjective objective);
+
+}  // namespace k3::sweep

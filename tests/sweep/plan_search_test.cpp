@@ -1,0 +1,216 @@
+// `k3sim plan`'s search (sweep/plan_search.hpp) against an exhaustive simulation of every layout, and the
+// layout rules it prunes with (sweep/layout_rules.hpp).
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+
+#include "core/error.hpp"
+#include "model/hf_config.hpp"
+#include "model/model_spec.hpp"
+#include "sim/input/scenario.hpp"
+#include "sim/train/step_simulator.hpp"
+#include "sweep/layout_rules.hpp"
+#include "sweep/plan_search.hpp"
+#include "topologies/cluster_spec.hpp"
+#include "topologies/load.hpp"
+
+namespace k3::sweep {
+namespace {
+
+// A small DeepSeek-V3-shaped MoE (16 experts, top-2) on 2 nodes of 4 H100s: a step simulates in
+// milliseconds, so the whole space can be simulated in the test.
+constexpr const char* kSmallMoe = R"({"model_type": "deepseek_v3", "hidden_size": 256, "intermediate_size": 512,
+  "moe_intermediate_size": 128, "num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 8,
+  "n_routed_experts": 16, "n_shared_experts": 1, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
+  "q_lora_rank": 128, "kv_lora_rank": 64, "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 32,
+  "num_nextn_predict_layers": 0, "vocab_size": 1024, "tie_word_embeddings": false})";
+
+constexpr const char* kTwoNodes = R"(name: two-nodes
+nodes: 2
+node: {type: custom, gpus: 4, gpu: H100-SXM, nvlink_bytes_per_s: 4.5e11, nvlink_latency_s: 1e-6,
+       pcie_bytes_per_s: 6.4e10, pcie_latency_s: 1e-6, nic_bytes_per_s: 5e10, nic_latency_s: 2e-6}
+fabric: {kind: single_switch, radix: 64, link_bytes_per_s: 5e10, link_latency_s: 1e-6}
+)";
+
+constexpr const char* kScenario = R"(name: small-moe
+model: small
+cluster: {topology: two-nodes}
+parallel: {tp: 1, pp: 1, ep: 1}
+batch: {seq_len: 512, global_batch_seqs: 32, micro_batch_seqs: 1}
+communication: {alltoall: flat}
+expert_load: {kind: uniform}
+network: flow
+price_per_gpu_hour: 2.0
+)";
+
+input::ScenarioInputs small_inputs() {
+  input::ScenarioInputs in;
+  in.scenario = input::parse_scenario(kScenario, "small.yaml");
+  in.model = model::load_hf_config_string(kSmallMoe, "config.json");
+  in.topology = std::make_shared<const topo::Topology>(
+      topo::build_cluster(topo::parse_cluster_spec(core::YamlValue::parse_string(kTwoNodes, "two-nodes.yaml"))));
+  return in;
+}
+
+struct Best {
+  int tp = 0, pp = 0, ep = 0;
+  double step_time_s = std::numeric_limits<double>::infinity();
+  int simulated = 0;
+};
+
+// Every integer TP, PP and EP up to the GPU count, each simulated as `k3sim run --set ... --set
+// network=analytical` would be if the step accepts it; the fastest that fits. Checks on the way that the
+// memory bound plan prunes with never exceeds what the simulation reports.
+Best exhaustive_best(const input::ScenarioInputs& in) {
+  const auto& topo = *in.topology;
+  const ClusterShape cluster{static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(),
+                             topo.gpu_type().hbm_bytes};
+  Best best;
+  for (int tp = 1; tp <= 8; ++tp) {
+    for (int pp = 1; pp <= 8; ++pp) {
+      for (int ep = 1; ep <= 8; ++ep) {
+        train::StepResult r;
+        input::Scenario step;
+        try {
+          step = input::parse_scenario(kScenario, "small.yaml",
+                                       {{"parallel.tp", std::to_string(tp)}, {"parallel.pp", std::to_string(pp)},
+                                        {"parallel.ep", std::to_string(ep)}, {"network", "analytical"}});
+          train::StepOptions opt;
+          opt.trace = false;
+          opt.per_layer = false;
+          opt.threads = 1;
+          r = train::simulate_step(step, in.model, topo, nullptr, opt);
+        } catch (const core::InputError&) {
+          continue;
+        }
+        ++best.simulated;
+        EXPECT_LE(parameter_state_bytes_per_gpu(step, in.model, cluster), train::memory_total(r.memory))
+            << "tp " << tp << " pp " << pp << " ep " << ep;
+        if (r.fits_in_memory && r.step_time_s < best.step_time_s) best = {tp, pp, ep, r.step_time_s, best.simulated};
+      }
+    }
+  }
+  return best;
+}
+
+std::string setting(const PlanCandidate& c, const std::string& key) {
+  for (const auto& s : c.settings) {
+    if (s.key == key) return s.value;
+  }
+  return "(not searched)";
+}
+
+TEST(PlanSearch, ReturnsTheOptimumOfAnExhaustiveSimulation) {
+  const auto in = small_inputs();
+  const Best best = exhaustive_best(in);
+  ASSERT_GT(best.simulated, 5);  // the space has real choices
+  ASSERT_GT(best.tp, 0);
+
+  PlanOptions o;
+  o.threads = 2;
+  o.top_k = 2;
+  const auto r = plan_layouts({kScenario, "small.yaml", {}, in}, o);
+  ASSERT_FALSE(r.ranked.empty());
+  const auto& winner = r.ranked.front();
+  ASSERT_TRUE(winner.feasible) << winner.reason;
+  EXPECT_EQ(setting(winner, "parallel.tp"), std::to_string(best.tp));
+  EXPECT_EQ(setting(winner, "parallel.pp"), std::to_string(best.pp));
+  EXPECT_EQ(setting(winner, "parallel.ep"), std::to_string(best.ep));
+  EXPECT_EQ(winner.step_time_s, best.step_time_s);
+  // Every legal layout is simulated, and only those: the pruning removed nothing the step would accept.
+  EXPECT_EQ(r.simulated, static_cast<std::size_t>(best.simulated));
+  std::size_t pruned = 0;
+  for (const auto& [rule, c] : r.pruned) pruned += c.candidates;
+  EXPECT_EQ(pruned + r.simulated, r.candidates);
+  // Ranked by step time; the top 2 re-run on the flow network; the winner is on the front.
+  for (std::size_t i = 1; i < r.ranked.size() && r.ranked[i].feasible; ++i) {
+    EXPECT_LE(r.ranked[i - 1].step_time_s, r.ranked[i].step_time_s);
+  }
+  EXPECT_TRUE(r.ranked[0].flow_step_time_s.has_value());
+  EXPECT_TRUE(r.ranked[1].flow_step_time_s.has_value());
+  EXPECT_FALSE(r.ranked[2].flow_step_time_s.has_value());
+  // The re-run is the same layout on the flow network, as `k3sim run` of the base scenario (network: flow).
+  train::StepOptions flow_opt;
+  flow_opt.trace = false;
+  flow_opt.per_layer = false;
+  const auto flow = train::simulate_step(input::parse_scenario(kScenario, "small.yaml", winner.settings), in.model,
+                                         *in.topology, nullptr, flow_opt);
+  EXPECT_EQ(*winner.flow_step_time_s, flow.step_time_s);
+  EXPECT_TRUE(winner.pareto);
+  ASSERT_TRUE(winner.cost_per_trillion_tokens_usd.has_value());
+  EXPECT_GT(*winner.cost_per_trillion_tokens_usd, 0);
+  EXPECT_FALSE(runner_up_loses_on(r).empty());
+}
+
+TEST(PlanSearch, FixedKeyLeavesTheSearchAndHoldsItsValue) {
+  const auto in = small_inputs();
+  PlanOptions o;
+  o.fixes = {{"parallel.tp", "2"}};
+  o.top_k = 0;
+  const auto r = plan_layouts({kScenario, "small.yaml", {}, in}, o);
+  for (const auto& a : r.axes) EXPECT_NE(a.key, "parallel.tp");
+  ASSERT_FALSE(r.ranked.empty());
+  for (const auto& c : r.ranked) EXPECT_EQ(setting(c, "parallel.tp"), "(not searched)");
+  EXPECT_FALSE(r.ranked.front().flow_step_time_s.has_value());
+}
+
+TEST(PlanSearch, RefusesKeysThatWouldChangeTheResolvedModelOrCluster) {
+  const auto in = small_inputs();
+  PlanOptions o;
+  o.axes = {{"cluster.nodes", {"1", "2"}}};
+  try {
+    plan_layouts({kScenario, "small.yaml", {}, in}, o);
+    FAIL() << "a --grid of cluster.nodes was accepted";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().file, "--grid");
+  }
+  PlanOptions both;
+  both.fixes = {{"parallel.pp", "2"}};
+  both.axes = {{"parallel.pp", {"1", "2"}}};
+  EXPECT_THROW(plan_layouts({kScenario, "small.yaml", {}, in}, both), core::InputError);
+  // Ranking by cost needs a price.
+  auto unpriced = small_inputs();
+  unpriced.scenario.price_per_gpu_hour.reset();
+  PlanOptions by_cost;
+  by_cost.objective = PlanObjective::cost;
+  try {
+    plan_layouts({kScenario, "small.yaml", {}, unpriced}, by_cost);
+    FAIL() << "--objective cost ran without a price";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().key, "price_per_gpu_hour");
+  }
+}
+
+TEST(LayoutRules, NameTheRuleARunWouldFailOn) {
+  const auto in = small_inputs();
+  const ClusterShape cluster{8, 4, in.topology->gpu_type().hbm_bytes};
+  const auto with = [&](const std::string& key, const std::string& value) {
+    return check_layout_rules(input::parse_scenario(kScenario, "small.yaml", {{key, value}}), in.model, cluster);
+  };
+  EXPECT_FALSE(with("parallel.tp", "2").has_value());
+  ASSERT_TRUE(with("parallel.tp", "3").has_value());
+  EXPECT_EQ(with("parallel.tp", "3")->rule, "parallel");  // TP x CP x PP does not divide 8 GPUs
+  ASSERT_TRUE(with("parallel.ep", "32").has_value());
+  EXPECT_EQ(with("parallel.ep", "32")->rule, "parallel.ep");
+  ASSERT_TRUE(with("batch.global_batch_seqs", "12").has_value());
+  EXPECT_EQ(with("batch.global_batch_seqs", "12")->rule, "batch.global_batch_seqs");
+}
+
+TEST(LayoutRules, MemoryBoundRefusesK3OnOneNode) {
+  // K3's 2.78T parameters on 8 H200s: the weights alone are far beyond 141 GB, whatever the layout.
+  const auto spec = model::load_model("k3");
+  const auto step = input::parse_scenario(
+      "name: k3-one-node\nmodel: k3\ncluster: {topology: h200-rail, nodes: 1}\nparallel: {tp: 1, pp: 8, ep: 1}\n"
+      "batch: {seq_len: 4096, global_batch_seqs: 8, micro_batch_seqs: 1}\n",
+      "k3.yaml");
+  const ClusterShape cluster{8, 8, 141e9};
+  const auto refusal = check_layout_rules(step, spec, cluster);
+  ASSERT_TRUE(refusal.has_value());
+  EXPECT_EQ(refusal->rule, kMemoryRule);
+  EXPECT_NE(refusal->message.find("GiB"), std::string::npos) << refusal->message;
+  EXPECT_GT(parameter_state_bytes_per_gpu(step, spec, cluster), 2.78e12 * 2 / 8);  // BF16 weights alone
+}
+
+}  // namespace
+}  // namespace k3::sweep
