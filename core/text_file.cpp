@@ -37,4 +37,10 @@ std::string read_text_file(const std::string& path, const std::string& expected)
   return buf.str();
 }
 
+void write_text_file(const std::string& path, const std::string& text, const std::string& flag) {
+  std::ofstream out(path);
+  if (out) out << text;
+  if (!out) throw InputError({flag, "", 0}, "cannot write '" + path + "'", "a writable file path");
+}
+
 }  // namespace k3::core

@@ -13,4 +13,7 @@ bool path_exists(const std::filesystem::path& path) noexcept;
 // The whole file as text, or InputError({path}, "no such file" | "cannot read the file", expected).
 std::string read_text_file(const std::string& path, const std::string& expected);
 
+// Writes `text` to `path`, replacing it; InputError({flag}, "cannot write '<path>'") when it cannot be.
+void write_text_file(const std::string& path, const std::string& text, const std::string& flag);
+
 }  // namespace k3::core

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "sim/parallel/schedule_registry.hpp"
 
 namespace k3::sweep {
 
@@ -28,6 +29,14 @@ std::vector<GridAxis> default_layout_axes(const model::ModelSpec& spec, std::int
   if (spec.has_moe()) {  // a dense model has no EP to search
     axes.push_back({"parallel.ep", powers_of_two_up_to(std::min<std::int64_t>(spec.moe.routed_experts, gpus), gpus)});
   }
+  std::vector<std::string> schedules;
+  for (const auto* s : parallel::pipeline_schedules()) schedules.emplace_back(s->name);
+  axes.push_back({"parallel.schedule", schedules});
+  axes.push_back({"parallel.vpp", {"1", "2"}});  // 2 only where the schedule has virtual stages
+  axes.push_back({"parallel.zero", {"1", "2"}});
+  axes.push_back({"batch.micro_batch_seqs", {"1", "2", "4"}});
+  axes.push_back({"recompute", {"none", "selective", "full"}});
+  if (spec.has_moe()) axes.push_back({"communication.alltoall", {"flat", "deepep"}});
   return axes;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <mutex>
 
@@ -45,12 +46,13 @@ std::vector<input::Override> candidate_overrides(const PlanBase& base, const Pla
 }
 
 train::StepResult simulate_candidate(const PlanBase& base, const PlanOptions& o, const GridPoint& point,
-                                     const char* network) {
+                                     const char* network, train::StepReuse& reuse) {
   const auto step = input::parse_scenario(base.yaml_text, base.source, candidate_overrides(base, o, point, network));
   train::StepOptions opt;
   opt.trace = false;
   opt.per_layer = false;  // the per-layer tables do not enter the ranking
   opt.threads = 1;        // the candidates themselves share the cores
+  opt.reuse = &reuse;     // candidates share expert-load samples and the collectives simulated alone
   return train::simulate_step(step, base.inputs.model, *base.inputs.topology, base.inputs.profile_or_null(), opt);
 }
 
@@ -67,6 +69,12 @@ PlanCandidate summarize(const GridPoint& point, const train::StepResult& r) {
   if (r.cost_per_trillion_tokens > 0) c.cost_per_trillion_tokens_usd = r.cost_per_trillion_tokens;
   for (const auto& s : r.breakdown) c.breakdown_s[s.name] += s.seconds;
   return c;
+}
+
+std::string settings_text(const GridPoint& point) {
+  std::string out;
+  for (const auto& s : point) out += fmt::format("{}{}={}", out.empty() ? "" : " ", s.key, s.value);
+  return out.empty() ? "(base)" : out;
 }
 
 double objective_of(const PlanCandidate& c, PlanObjective o) {
@@ -114,12 +122,15 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   PlanResult out;
   out.gpus = cluster.gpus;
   out.axes = plan_axes(default_layout_axes(base.inputs.model, cluster.gpus, cluster.gpus_per_node), o.fixes, o.axes);
-  validate_grid(base.yaml_text, base.source, base.sets, out.axes);
+  // The --grid axes are checked value by value against the base; the default axes hold only values the
+  // scenario reads, and their combinations (vpp 2 needs an interleaved schedule) are the rules' business.
+  validate_grid(base.yaml_text, base.source, base.sets, o.axes);
   const auto points = expand_grid(out.axes);
   out.candidates = points.size();
 
   const double start_s = plan_clock_s();
-  // Rules first, on every core: each candidate parsed as `run --set` would and checked without simulating.
+  // Rules first, on every core: each candidate parsed as `run --set` would and checked without simulating;
+  // each survivor's step-time lower bound from its compute alone (train::step_time_lower_bound).
   auto fixes_on_analytical = o.fixes;
   fixes_on_analytical.push_back({"network", "analytical"});
   const auto refusals = check_points_rules(base, fixes_on_analytical, points, o.threads);
@@ -132,31 +143,91 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
     auto& count = out.pruned[refusals[i]->rule];
     if (count.candidates++ == 0) count.example = refusals[i]->message;
   }
+  std::vector<double> bound_s(survivors.size(), 0.0);
+  core::parallel_for(survivors.size(), o.threads, [&](std::size_t k) {
+    try {
+      const auto step = input::parse_scenario(base.yaml_text, base.source,
+                                              candidate_overrides(base, o, points[survivors[k]], "analytical"));
+      bound_s[k] = train::step_time_lower_bound(step, base.inputs.model, *base.inputs.topology,
+                                                base.inputs.profile_or_null());
+    } catch (const InputError&) {
+      bound_s[k] = 0;  // simulated, and kept with the reason the simulation gives
+    }
+  });
+
+  // Best first: candidates in the order of their bounds, simulated a round at a time; a candidate whose
+  // bound exceeds the step time of the `exact`-th best feasible one simulated so far cannot enter the top
+  // `exact`, nor can any after it, so the search stops there. The rounds have a fixed size, not one tied to
+  // the thread count, so the set simulated is the same on any number of cores.
+  std::vector<std::size_t> order;
+  for (std::size_t k = 0; k < survivors.size(); ++k) {
+    if (o.goal_step_time_s && bound_s[k] > *o.goal_step_time_s) {
+      auto& count = out.pruned[kGoalRule];
+      if (count.candidates++ == 0) {
+        count.example = fmt::format("{}: its passes' compute alone takes {:.3f} s a step, more than the goal's {:.3f} s",
+                                    settings_text(points[survivors[k]]), bound_s[k], *o.goal_step_time_s);
+      }
+      continue;
+    }
+    order.push_back(k);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return bound_s[a] < bound_s[b]; });
+  const std::size_t exact = std::max<std::size_t>(static_cast<std::size_t>(std::max(o.top_k, 0)), o.exact_rows);
+  constexpr std::size_t kRound = 16;
+  out.exact_rows = o.exhaustive ? order.size() : exact;
 
   std::unique_ptr<Progress> progress;
   if (o.progress != nullptr) {
-    progress = std::make_unique<Progress>(survivors.size(), o.progress, o.progress_terminal, "plan");
+    progress = std::make_unique<Progress>(order.size(), o.progress, o.progress_terminal, "plan");
   }
-  std::vector<PlanCandidate> simulated(survivors.size());
-  core::parallel_for(survivors.size(), o.threads, [&](std::size_t k) {
-    const auto& point = points[survivors[k]];
-    try {
-      simulated[k] = summarize(point, simulate_candidate(base, o, point, "analytical"));
-    } catch (const InputError& e) {
-      // A rule the up-front checks do not make (found while the step is built): kept with its reason.
-      simulated[k].settings = point;
-      simulated[k].reason = e.what();
+  std::vector<PlanCandidate> simulated;
+  std::vector<double> feasible_times;  // sorted
+  train::StepReuse reuse;
+  std::size_t next = 0;
+  while (next < order.size()) {
+    const double threshold =
+        o.exhaustive || feasible_times.size() < exact ? std::numeric_limits<double>::infinity() : feasible_times[exact - 1];
+    std::vector<std::size_t> round;
+    while (next < order.size() && round.size() < kRound && bound_s[order[next]] <= threshold) round.push_back(order[next++]);
+    if (round.empty()) break;
+    std::vector<PlanCandidate> results(round.size());
+    core::parallel_for(round.size(), o.threads, [&](std::size_t r) {
+      const auto& point = points[survivors[round[r]]];
+      try {
+        results[r] = summarize(point, simulate_candidate(base, o, point, "analytical", reuse));
+      } catch (const InputError& e) {
+        // A rule the up-front checks do not make (found while the step is built): kept with its reason.
+        results[r].settings = point;
+        results[r].reason = e.what();
+      }
+      results[r].lower_bound_s = bound_s[round[r]];
+      results[r].grid_index = survivors[round[r]];
+      if (progress) progress->done_one();
+    });
+    for (auto& c : results) {
+      if (c.feasible) feasible_times.insert(std::upper_bound(feasible_times.begin(), feasible_times.end(), c.step_time_s), c.step_time_s);
+      simulated.push_back(std::move(c));
     }
-    if (progress) progress->done_one();
-  });
+  }
+  if (next < order.size()) {
+    auto& count = out.pruned[kBoundRule];
+    count.candidates = order.size() - next;
+    count.example = fmt::format("{}: its passes' compute alone takes {:.3f} s a step, more than the {} s of the {}th best "
+                                "simulated, so it cannot enter the top {}",
+                                settings_text(points[survivors[order[next]]]), bound_s[order[next]],
+                                fmt::format("{:.3f}", feasible_times[exact - 1]), exact, exact);
+  }
   if (progress) progress->finish();
-  out.simulated = survivors.size();
+  out.simulated = simulated.size();
   out.search_wall_s = plan_clock_s() - start_s;
 
-  // Feasible first by the objective, ties in grid order (the sort is stable), so the ranking is deterministic.
+  // Feasible first by the objective, ties in grid order, so the ranking is deterministic.
   std::stable_sort(simulated.begin(), simulated.end(), [&](const PlanCandidate& a, const PlanCandidate& b) {
     if (a.feasible != b.feasible) return a.feasible;
-    return a.feasible && objective_of(a, o.objective) < objective_of(b, o.objective);
+    if (a.feasible && objective_of(a, o.objective) != objective_of(b, o.objective)) {
+      return objective_of(a, o.objective) < objective_of(b, o.objective);
+    }
+    return a.grid_index < b.grid_index;
   });
   std::vector<Objective2> front_points;
   std::size_t feasible = 0;
@@ -173,7 +244,7 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   const std::size_t top = std::min<std::size_t>(feasible, static_cast<std::size_t>(o.top_k));
   const double flow_start_s = plan_clock_s();
   core::parallel_for(top, o.threads, [&](std::size_t i) {
-    simulated[i].flow_step_time_s = simulate_candidate(base, o, simulated[i].settings, "flow").step_time_s;
+    simulated[i].flow_step_time_s = simulate_candidate(base, o, simulated[i].settings, "flow", reuse).step_time_s;
   });
   out.flow_wall_s = plan_clock_s() - flow_start_s;
   for (std::size_t i = 1; i < top; ++i) {
@@ -216,6 +287,7 @@ nlohmann::json plan_to_json(const PlanResult& r, PlanObjective objective) {
   j["pruned"] = pruned;
   j["pruned_total"] = pruned_total;
   j["simulated"] = r.simulated;
+  j["exact_rows"] = r.exact_rows;
   j["search_wall_s"] = r.search_wall_s;
   j["candidates_per_s"] = r.search_wall_s > 0 ? static_cast<double>(r.candidates) / r.search_wall_s : 0.0;
   j["flow_wall_s"] = r.flow_wall_s;
@@ -238,6 +310,7 @@ nlohmann::json plan_to_json(const PlanResult& r, PlanObjective objective) {
       e["memory_headroom_gib"] = c.headroom_bytes() / core::kGiB;
       if (c.cost_per_trillion_tokens_usd) e["cost_per_trillion_tokens_usd"] = *c.cost_per_trillion_tokens_usd;
     }
+    e["lower_bound_s"] = c.lower_bound_s;
     e["pareto"] = c.pareto;
     if (c.flow_step_time_s) e["flow_step_time_s"] = *c.flow_step_time_s;
     ranked.push_back(e);

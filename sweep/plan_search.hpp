@@ -28,6 +28,13 @@ struct PlanOptions {
   std::vector<GridAxis> axes;          // --grid: searched keys besides, or instead of, TP, PP and EP
   PlanObjective objective = PlanObjective::time;
   int top_k = 3;                       // re-run on the flow network
+  // The best this many (or top_k, if more) are exact: a candidate whose step-time lower bound shows it
+  // cannot enter them is not simulated (counted under kBoundRule). `exhaustive` simulates every survivor.
+  std::size_t exact_rows = 10;
+  bool exhaustive = false;
+  // The goal of a cluster-size search: candidates whose lower bound exceeds it are not simulated
+  // (counted under kGoalRule).
+  std::optional<double> goal_step_time_s;
   int threads = 1;                     // >= 1
   std::FILE* progress = nullptr;       // progress of the simulations (sweep_runner.hpp's Progress), or none
   bool progress_terminal = false;      // redraw one bar in place
@@ -55,8 +62,15 @@ struct PlanCandidate {
   std::map<std::string, double> breakdown_s;           // step time by share (train::StepResult::breakdown)
   bool pareto = false;
   std::optional<double> flow_step_time_s;  // top K only
+  double lower_bound_s = 0;                // train::step_time_lower_bound; 0 when it could not be built
+  std::size_t grid_index = 0;              // in the expanded space, for ties
   double headroom_bytes() const { return hbm_bytes - memory_bytes; }
 };
+
+// The key under which candidates skipped by their lower bound are counted.
+inline constexpr const char* kBoundRule = "bound";
+// ... and those whose lower bound misses PlanOptions::goal_step_time_s.
+inline constexpr const char* kGoalRule = "goal";
 
 struct RuleCount {
   std::size_t candidates = 0;
@@ -67,8 +81,9 @@ struct PlanResult {
   std::int64_t gpus = 0;
   std::vector<GridAxis> axes;                  // the space searched
   std::size_t candidates = 0;                  // points of the space
-  std::map<std::string, RuleCount> pruned;     // by rule (scenario key, or "memory"), before any simulation
+  std::map<std::string, RuleCount> pruned;     // by rule (scenario key, "memory" or kBoundRule), not simulated
   std::size_t simulated = 0;
+  std::size_t exact_rows = 0;                  // the ranking's first rows no unsimulated candidate can enter
   std::vector<PlanCandidate> ranked;           // simulated: feasible by objective, then the rest
   bool flow_changes_ranking = false;           // among the top K
   double search_wall_s = 0;                    // rules + analytical simulations

@@ -1,20 +1,28 @@
-// `k3sim plan <scenario.yaml> --gpus N [--objective time|cost] [--fix key=value]... [--grid key=values]...
-//  [--top K] [--set key=value]... [--jobs N] [--json]`: the best parallel layouts of the scenario's model,
-// batch and precision on N GPUs of its cluster (sweep/plan_search.hpp): candidates pruned by the layout
-// rules and a memory bound before any simulation, the rest simulated on the analytical network, the top K
-// again on the flow network.
+// `k3sim plan <scenario.yaml> (--gpus N | --tokens T --days D) [--gpu TYPE] [--objective time|cost]
+//  [--fix key=value]... [--grid key=values]... [--top K] [--exhaustive] [--set key=value]... [--jobs N]
+//  [--json] [--csv FILE] [--write-best FILE]`: the best parallel layouts of the scenario's model, batch and
+// precision on N GPUs of its cluster (sweep/plan_search.hpp), or the smallest cluster that trains T tokens
+// in D days (sweep/cluster_plan.hpp): candidates pruned by the layout rules, a memory bound and a step-time
+// lower bound before any simulation, the rest simulated on the analytical network, the top K again on the
+// flow network.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "core/error.hpp"
 #include "core/text_file.hpp"
 #include "core/threads.hpp"
 #include "core/units.hpp"
 #include "sim/input/scenario_inputs.hpp"
+#include "sweep/cluster_plan.hpp"
 #include "sweep/plan_search.hpp"
+#include "topologies/load.hpp"
 
 namespace k3::cli {
 
@@ -23,6 +31,13 @@ namespace {
 struct PlanCliOptions {
   std::string scenario;
   std::int64_t gpus = 0;
+  double tokens = 0;
+  double days = 0;
+  std::int64_t max_gpus = 131072;
+  std::string gpu;
+  bool exhaustive = false;
+  std::string csv;
+  std::string write_best;
   std::string objective = "time";
   std::vector<std::string> fixes;
   std::vector<std::string> grids;
@@ -45,8 +60,9 @@ input::Override parse_fix(const std::string& text) {
 // The scenario's own cluster resized to `gpus` GPUs (as cluster.nodes), resolved once for the search.
 input::ScenarioInputs resolve_on(const std::string& text, const std::string& source,
                                  std::vector<input::Override>& sets, std::int64_t gpus, const std::string& profile) {
-  if (gpus < 1) throw core::InputError({"--gpus", "", 0}, fmt::format("{} GPUs", gpus), "a positive number of GPUs");
+  if (gpus < 0) throw core::InputError({"--gpus", "", 0}, fmt::format("{} GPUs", gpus), "a positive number of GPUs");
   auto inputs = input::resolve_scenario(input::parse_scenario(text, source, sets), profile);
+  if (gpus == 0) return inputs;
   const auto per_node = inputs.topology->gpus_per_node();
   if (gpus % per_node != 0) {
     throw core::InputError({"--gpus", "", 0},
@@ -70,7 +86,7 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
   std::size_t pruned = 0;
   for (const auto& [rule, c] : r.pruned) pruned += c.candidates;
   const double rate = r.search_wall_s > 0 ? static_cast<double>(r.candidates) / r.search_wall_s : 0;
-  fmt::print("{} on {} GPUs, objective {}: {} candidates, {} pruned before simulation, {} simulated (analytical "
+  fmt::print("{} on {} GPUs, objective {}: {} candidates, {} not simulated, {} simulated (analytical "
              "network) in {:.1f} s ({:.1f} candidates/s)\n",
              o.scenario, r.gpus, o.objective, r.candidates, pruned, r.simulated, r.search_wall_s, rate);
   for (const auto& [rule, c] : r.pruned) {
@@ -83,12 +99,15 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
   }
   fmt::print("\n {:>4}  {:<28} {:>10} {:>10} {:>12} {:>12} {:>14} {:>6}\n", "rank", "layout", "step (s)", "flow (s)",
              "tokens/s", "headroom", "$ / 1e12 tok", "MFU");
-  constexpr int kRowsShown = 20;  // --json has every candidate
+  // The rows the bound keeps exact; --json and --csv have every simulated candidate.
+  const int rows_shown = static_cast<int>(std::max<std::size_t>(r.exact_rows, 1));
   int rank = 0;
   for (const auto& c : r.ranked) {
     if (!c.feasible) break;
-    if (rank == kRowsShown) {
-      fmt::print("  ... {} more feasible (--json for all)\n", r.simulated - infeasible - kRowsShown);
+    if (rank == rows_shown) {
+      fmt::print("  ... {} more simulated (--json or --csv for all{})\n", r.simulated - infeasible - rows_shown,
+                 r.pruned.count(sweep::kBoundRule) > 0 ? "; past the top " + std::to_string(rows_shown) +
+                                                             " the ranking is not exhaustive" : "");
       break;
     }
     fmt::print(" {:>4}  {:<28} {:>10.3f} {:>10} {:>12.4g} {:>8.1f} GiB {:>14} {:>5.1f}%{}\n", ++rank,
@@ -113,24 +132,156 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
   }
 }
 
+// --gpu TYPE: the cluster preset built of that GPU (h200 -> h200-rail), as cluster.topology.
+input::Override gpu_preset(const std::string& type) {
+  std::vector<std::string> matches;
+  std::string all;
+  for (const auto& name : topo::preset_names()) {
+    all += (all.empty() ? "" : ", ") + name.substr(0, name.find('-'));
+    if (name.rfind(type + "-", 0) == 0) matches.push_back(name);
+  }
+  if (matches.size() != 1) {
+    throw core::InputError({"--gpu", "", 0},
+                           matches.empty() ? fmt::format("no cluster preset is built of '{}'", type)
+                                           : fmt::format("'{}' names {} cluster presets", type, matches.size()),
+                           "a GPU of a preset (" + all + "), or the scenario's cluster.topology");
+  }
+  return {"cluster.topology", matches.front()};
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// One row per simulated candidate, in rank order: the searched keys, then the figures with their units.
+void write_csv(const std::string& path, const sweep::PlanResult& r) {
+  std::string text = "rank";
+  for (const auto& a : r.axes) text += "," + csv_field(a.key);
+  text += ",feasible,step_time_s,flow_step_time_s,lower_bound_s,tokens_per_s,tokens_per_day,memory_gib,"
+          "memory_headroom_gib,cost_per_trillion_tokens_usd,mfu,pareto,reason\n";
+  int rank = 0;
+  for (const auto& c : r.ranked) {
+    text += std::to_string(++rank);
+    for (const auto& a : r.axes) {
+      std::string value;
+      for (const auto& s : c.settings) {
+        if (s.key == a.key) value = s.value;
+      }
+      text += "," + csv_field(value);
+    }
+    text += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{}\n", c.feasible, c.step_time_s,
+                        c.flow_step_time_s ? fmt::format("{}", *c.flow_step_time_s) : "", c.lower_bound_s,
+                        c.tokens_per_s, c.tokens_per_s * 86400, c.memory_bytes / core::kGiB,
+                        c.headroom_bytes() / core::kGiB,
+                        c.cost_per_trillion_tokens_usd ? fmt::format("{}", *c.cost_per_trillion_tokens_usd) : "",
+                        c.mfu, c.pareto, csv_field(c.reason));
+  }
+  core::write_text_file(path, text, "--csv");
+}
+
+// The base scenario with the winner's settings (and cluster size) applied, as a scenario `k3sim run` and
+// `k3sim compare` read; paths it refers to are made relative to the file written.
+void write_best_scenario(const std::string& path, const std::string& text, const std::string& source,
+                         std::vector<input::Override> sets, const sweep::PlanCandidate& best) {
+  auto root = YAML::Load(text);
+  sets.insert(sets.end(), best.settings.begin(), best.settings.end());
+  for (const auto& s : sets) input::apply_override(root, s);
+  const auto relocate = [&](YAML::Node node) {
+    if (!node || !node.IsScalar()) return;
+    const auto resolved = input::resolve_relative(node.as<std::string>(), source);
+    if (resolved == node.as<std::string>() && !std::filesystem::path(resolved).has_parent_path()) return;  // a preset
+    const auto dir = std::filesystem::absolute(std::filesystem::path(path)).parent_path();
+    node = std::filesystem::absolute(resolved).lexically_relative(dir).string();
+  };
+  relocate(root["model"]);
+  if (root["cluster"]) relocate(root["cluster"]["topology"]);
+  if (root["expert_load"]) relocate(root["expert_load"]["state"]);
+  relocate(root["profile"]);
+  if (root["name"]) root["name"] = root["name"].as<std::string>() + "-planned";
+  YAML::Emitter out;
+  out << root;
+  core::write_text_file(path,
+                        fmt::format("# Written by `k3sim plan` from {}: its best layout{}.\n{}\n", source,
+                                    sets.empty() ? "" : " (settings applied below)", out.c_str()),
+                        "--write-best");
+}
+
+void print_cluster_plan(const PlanCliOptions& o, const sweep::ClusterPlanResult& r) {
+  fmt::print("{}: {:.3g} tokens in {:g} days need {:.4g} tokens/s, a step of at most {:.3f} s; at least {} GPUs at "
+             "their peak FLOP/s\n",
+             o.scenario, r.goal.tokens, r.goal.days, r.required_tokens_per_s, r.goal_step_time_s, r.floor_gpus);
+  for (const auto& t : r.tried) {
+    fmt::print("  {:>7} GPUs: {:>6} candidates, {:>4} simulated in {:>6.1f} s: {}\n", t.gpus, t.candidates, t.simulated,
+               t.wall_s,
+               t.best_step_time_s ? fmt::format("best step {:.3f} s, {}", *t.best_step_time_s,
+                                                t.meets ? "meets the goal" : "too slow")
+                                  : std::string("no layout can meet the goal"));
+  }
+  if (!r.chosen) {
+    fmt::print("no cluster of up to {} GPUs meets the goal: raise --max-gpus, or relax --fix\n", o.max_gpus);
+    return;
+  }
+  const auto per_node = r.gpus_per_node > 0 ? r.gpus_per_node : 1;
+  fmt::print("\nsmallest cluster: {} GPUs ({} nodes); its best layout trains the tokens in {:.1f} days\n\n",
+             r.chosen->gpus, r.chosen->gpus / per_node, r.goal.tokens / r.chosen->ranked.front().tokens_per_s / 86400.0);
+}
+
 int plan(const PlanCliOptions& o) {
   const std::string text = core::read_text_file(o.scenario, "a scenario YAML file (see scenarios/README.md)");
   std::vector<input::Override> sets;
+  if (!o.gpu.empty()) sets.push_back(gpu_preset(o.gpu));
   for (const auto& s : o.sets) sets.push_back(input::parse_override(s));
+  const bool by_goal = o.tokens != 0 || o.days != 0;
+  if (by_goal == (o.gpus != 0)) {
+    throw core::InputError({"--gpus", "", 0}, "plan needs one goal", "--gpus N, or --tokens T with --days D");
+  }
   sweep::PlanOptions options;
   for (const auto& f : o.fixes) options.fixes.push_back(parse_fix(f));
   for (const auto& g : o.grids) options.axes.push_back(sweep::parse_grid_axis(g));
   options.objective = o.objective == "cost" ? sweep::PlanObjective::cost : sweep::PlanObjective::time;
   options.top_k = o.top;
+  options.exhaustive = o.exhaustive;
   options.threads = core::resolve_threads(o.jobs);
   options.progress = stderr;
   options.progress_terminal = ::isatty(STDERR_FILENO) != 0;
-  const auto inputs = resolve_on(text, o.scenario, sets, o.gpus, o.profile);
-  const auto result = sweep::plan_layouts({text, o.scenario, sets, inputs}, options);
-  if (o.json) {
-    fmt::print("{}\n", sweep::plan_to_json(result, options.objective).dump(1));
+
+  std::optional<sweep::PlanResult> result;
+  std::vector<input::Override> result_sets = sets;
+  if (by_goal) {
+    const auto resolve = [&](std::int64_t gpus) {
+      auto s = sets;
+      return resolve_on(text, o.scenario, s, gpus, o.profile);
+    };
+    auto cluster = sweep::plan_cluster_size(text, o.scenario, sets, {o.tokens, o.days}, options, resolve, o.max_gpus);
+    if (o.json) {
+      fmt::print("{}\n", sweep::cluster_plan_to_json(cluster, options.objective).dump(1));
+    } else {
+      print_cluster_plan(o, cluster);
+      if (cluster.chosen) print_plan(o, *cluster.chosen);
+    }
+    if (cluster.chosen) {
+      result = std::move(cluster.chosen);
+      result_sets.push_back({"cluster.nodes", std::to_string(result->gpus / cluster.gpus_per_node)});
+    }
   } else {
-    print_plan(o, result);
+    const auto inputs = resolve_on(text, o.scenario, result_sets, o.gpus, o.profile);
+    result = sweep::plan_layouts({text, o.scenario, result_sets, inputs}, options);
+    if (o.json) {
+      fmt::print("{}\n", sweep::plan_to_json(*result, options.objective).dump(1));
+    } else {
+      print_plan(o, *result);
+    }
+  }
+  if (result && !o.csv.empty()) write_csv(o.csv, *result);
+  if (!o.write_best.empty()) {
+    if (!result || result->ranked.empty() || !result->ranked.front().feasible) {
+      throw core::InputError({"--write-best", "", 0}, "no candidate fits, so there is no best layout to write",
+                             "relax --fix, add GPUs, or lower the batch");
+    }
+    write_best_scenario(o.write_best, text, o.scenario, result_sets, result->ranked.front());
   }
   return 0;
 }
@@ -142,16 +293,26 @@ void attach_plan(CLI::App& command, int& exit_status) {
   auto* sub = &command;
   sub->add_option("scenario", o->scenario, "Base scenario YAML: model, cluster, batch, precision (scenarios/README.md)")
       ->required();
-  sub->add_option("--gpus", o->gpus, "GPUs to lay the model out on (whole nodes of the scenario's cluster)")
-      ->required();
+  sub->add_option("--gpus", o->gpus, "Goal: the best layout on this many GPUs (whole nodes of the scenario's cluster)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--tokens", o->tokens, "Goal: the smallest cluster that trains this many tokens (with --days)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--days", o->days, "... in this many days of training (with --tokens)")->check(CLI::PositiveNumber);
+  sub->add_option("--max-gpus", o->max_gpus, "Largest cluster --tokens/--days tries (default 131072)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--gpu", o->gpu, "GPU type: the cluster preset built of it replaces the scenario's (h200, b200, ...)");
   sub->add_option("--objective", o->objective, "Rank by step time or by cost per 1e12 tokens")
       ->check(CLI::IsMember({"time", "cost"}));
   sub->add_option("--fix", o->fixes, "Hold a key at one value, out of the search: key=value (repeatable)");
   sub->add_option("--grid", o->grids, "Search a key over values too: key=v1,v2 or key=lo:hi:x2 (repeatable)");
   sub->add_option("--top", o->top, "Re-run the best K on the flow network (default 3)")->check(CLI::NonNegativeNumber);
+  sub->add_flag("--exhaustive", o->exhaustive,
+                "Simulate every candidate the rules leave, not only those whose lower bound could enter the top 10");
   sub->add_option("--set", o->sets, "Override a key of the base scenario (repeatable)");
   sub->add_option("--jobs", o->jobs, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
   sub->add_flag("--json", o->json, "Print the search and its ranking as JSON");
+  sub->add_option("--csv", o->csv, "Write the ranking as CSV, one row per simulated candidate");
+  sub->add_option("--write-best", o->write_best, "Write the best layout as a scenario YAML (for run and compare)");
   sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate`");
   sub->callback([o, &exit_status] { exit_status = plan(*o); });
 }

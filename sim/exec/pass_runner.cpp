@@ -179,8 +179,19 @@ void PassRunner::use_full_fabric(int block_gpus, std::int64_t job_gpus) {
 const SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
   const bool full = config_.fabric_block_gpus > 0 && (call.kind == workload::CollectiveKind::dispatch ||
                                                       call.kind == workload::CollectiveKind::combine);
-  SoloCollectiveMemo::Head head{config_.network,     {}, full, static_cast<int>(call.kind), call.group_size,
-                                call.group_stride, call.matrix.get(), call.bytes_per_rank};
+  SoloCollectiveMemo::Head head{config_.network,
+                                {},
+                                full,
+                                full ? config_.fabric_block_gpus : 0,
+                                full ? config_.fabric_job_gpus : 0,
+                                static_cast<int>(config_.alltoall),
+                                static_cast<int>(config_.allreduce),
+                                config_.deepep_pipeline_chunks,
+                                static_cast<int>(call.kind),
+                                call.group_size,
+                                call.group_stride,
+                                call.matrix.get(),
+                                call.bytes_per_rank};
   head.link_figures.back() = config_.efficiency.sm_copy_nvlink;
   for (int c = 0; c < topo::kLinkClassCount; ++c) {
     head.link_figures[static_cast<std::size_t>(c)] = config_.efficiency.by_class[static_cast<std::size_t>(c)];

@@ -26,8 +26,9 @@ struct PassRunnerConfig {
   net::CollectiveAlgorithm allreduce = net::CollectiveAlgorithm::ring;  // TP and DP reductions
   double compute_slowdown = 1.0;
   int deepep_pipeline_chunks = 4;  // DeepEP all-to-alls: NIC copies sent in this many chunks (CollectiveSpec)
-  // Collectives already simulated alone, shared by the runs of one uncertainty band (entries are keyed by
-  // the link figures, so runs that move them do not read each other's); null: the runner keeps its own.
+  // Collectives already simulated alone, shared by the runs of one uncertainty band or one plan search
+  // (entries are keyed by all the collective depends on, so runs that differ do not read each other's);
+  // null: the runner keeps its own.
   std::shared_ptr<SoloCollectiveMemo> solo_memo;
   // Full-fabric all-to-alls (the scenario's network_scope): each EP all-to-all runs beside the same collective
   // of every other block of `fabric_block_gpus` consecutive GPUs of the job's `fabric_job_gpus`, so that the
@@ -60,11 +61,17 @@ struct SoloRun {
 class SoloCollectiveMemo {
  public:
   // What a collective alone depends on besides its GPUs: the network model and link figures (efficiencies,
-  // then latency scales), the kind, how the members split into groups, the traffic matrix and the bytes.
+  // then latency scales), the full-fabric blocks, the algorithms, the kind, how the members split into
+  // groups, the traffic matrix and the bytes.
   struct Head {
     const net::NetworkModelEntry* network;
     std::array<double, 2 * topo::kLinkClassCount + 1> link_figures;  // + the SM copy port's share
     bool full_fabric;
+    int fabric_block_gpus;            // full fabric: the block each copy fills, and the job
+    std::int64_t fabric_job_gpus;
+    int alltoall;                     // PassRunnerConfig's algorithms and DeepEP chunks
+    int allreduce;
+    int deepep_pipeline_chunks;
     int kind;
     int group_size;
     int group_stride;

@@ -36,6 +36,7 @@ struct Scenario : train::StepSpec {
 struct Override {
   std::string key;    // dotted path, e.g. parallel.ep
   std::string value;
+  bool operator==(const Override&) const = default;
 };
 Override parse_override(const std::string& text);  // InputError naming --set when malformed
 

@@ -34,6 +34,19 @@ using core::SimTime;
 // FP8 dispatch carries one fp32 scale per 128 elements (DeepSeek-V3, arXiv:2412.19437 section 3.3).
 double element_bytes(workload::ElementType t) { return t == workload::ElementType::fp8 ? 1.0 + 4.0 / 128 : 2.0; }
 
+// Everything sample_moe reads, as text: runs whose keys are equal draw the same sample. The balancer state
+// enters by its file (one search or band reads one file), and the group by its GPUs.
+std::string moe_sample_key(const workload::MoeSamplingSpec& m, const workload::ExpertLoadSpec& load) {
+  std::string key = fmt::format(
+      "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", m.model_name, m.experts, m.top_k, m.width,
+      m.gpus_per_node, m.node_limit, m.copy_per_expert, m.dispatch_bytes_per_element, m.combine_bytes_per_element,
+      m.gradient_bytes_per_element, m.tokens_per_gpu, m.balanced, m.balancer, m.balancer_steps,
+      m.balancer_tokens_per_rank, m.bins, m.sample_tokens, m.distinct_samples, m.seed, static_cast<int>(load.kind),
+      load.kind == workload::ExpertLoadKind::state ? load.state : std::string());
+  for (const auto g : m.group) key += fmt::format("{},", g);
+  return key;
+}
+
 
 class StepRun {
  public:
@@ -46,30 +59,7 @@ class StepRun {
         runner_(topo, runner_config()) {}
 
   StepResult run() {
-    const auto& L = map_.layout();
-    check_layout(sc_, spec_, map_);
-    microbatches_ = microbatches_per_pipeline(sc_, L);
-    schedule_ = make_schedule_for(sc_, L, microbatches_);
-    model::MicroBatch mb;
-    mb.sequences = static_cast<double>(sc_.batch.micro_batch_seqs);
-    mb.seq = static_cast<double>(sc_.batch.seq_len) / L.cp;  // one CP rank's share of each sequence
-    mb.dtypes.dispatch_bytes = element_bytes(sc_.precision.dispatch);
-    mb.dtypes.combine_bytes = element_bytes(sc_.precision.combine);
-    // Linear-layer inputs are kept for backward as quantized: FP8 with a scale per 128 elements, MXFP8 and NVFP4
-    // as their columnwise copy with its block scales (MXFP8's 1 + 1/32 bytes equal FP8's 1 + 4/128).
-    if (cost_.gemm_precision() == cost::Precision::fp8) {
-      mb.dtypes.saved_linear_input_bytes = element_bytes(workload::ElementType::fp8);
-    } else if (cost::block_scaled(cost_.gemm_precision())) {
-      mb.dtypes.saved_linear_input_bytes = cost::block_scaled_bytes_per_element(cost_.gemm_precision());
-    }
-    blocks_ = model::build_ops(spec_, mb);
-    if (L.cp > 1) {
-      workload::apply_context_parallel(blocks_, L.cp);
-      cp_load_ = {L.cp, L.cp_comm, mb.sequences};
-    }
-    stages_ = L.pipeline_layout.empty()
-                  ? parallel::split_into_stages(blocks_, schedule_.stages(), sc_.source)
-                  : parallel::split_by_layout(blocks_, schedule_.stages(), L.pipeline_layout, sc_.source);
+    const auto mb = prepare_layout();
     prepare_moe(mb);
     choose_network_scope();
 
@@ -98,7 +88,73 @@ class StepRun {
     return result;
   }
 
+  // step_time_lower_bound: the pipeline run on passes that only compute, each on one GPU's stream with the
+  // routed load balanced. Every simulated pass lasts at least as long as its busiest GPU's compute stream
+  // (execute_pass runs a GPU's compute steps one after another), that GPU carries at least the balanced
+  // routed load (the busiest GPU's share is at least the mean), and an op's time does not fall as its tokens
+  // grow; the pipeline's makespan does not fall when a pass gets shorter or a transfer is left out (every
+  // start is a max of sums), and the data-parallel phase only adds its exposed time.
+  core::Seconds lower_bound() {
+    (void)prepare_layout();
+    std::map<PassKey, SimTime> memo;
+    const auto compute_only = [&](int rank, int f_stage, int b_stage, workload::PassPart part) {
+      const auto key = class_key(f_stage, b_stage, part);
+      if (const auto it = memo.find(key); it != memo.end()) return it->second;
+      const auto program = program_of(rank, f_stage, b_stage, part);
+      std::vector<SimTime> per_gpu(program.gpus.size(), SimTime::zero());
+      for (const auto& t : program.threads) {
+        for (const auto& step : t.steps) {
+          if (const auto* c = std::get_if<workload::ComputeStep>(&step)) {
+            // As execute_pass scales each step, so that the rounding is the same.
+            per_gpu[static_cast<std::size_t>(t.gpu_slot)] +=
+                SimTime::from_seconds(c->duration.seconds() * runner_.config().compute_slowdown);
+          }
+        }
+      }
+      const auto busiest = per_gpu.empty() ? SimTime::zero() : *std::max_element(per_gpu.begin(), per_gpu.end());
+      return memo.emplace(key, busiest).first->second;
+    };
+    parallel::PassCosts costs;
+    costs.forward = [&](int r, int c) { return compute_only(r, schedule_.stage_of(r, c), -1, workload::PassPart::forward); };
+    costs.backward = [&](int r, int c) { return compute_only(r, schedule_.stage_of(r, c), -1, workload::PassPart::backward); };
+    costs.weight = [&](int r, int c) { return compute_only(r, schedule_.stage_of(r, c), -1, workload::PassPart::weight); };
+    costs.forward_backward = [&](int r, int f, int b) {
+      return compute_only(r, schedule_.stage_of(r, f), schedule_.stage_of(r, b), workload::PassPart::backward);
+    };
+    costs.p2p = [](int, int) { return SimTime::zero(); };
+    return parallel::execute_pipeline(schedule_, costs).makespan.seconds();
+  }
+
  private:
+  // The layout checked against model and batch, the schedule, the ops of one micro-batch and the stages.
+  model::MicroBatch prepare_layout() {
+    const auto& L = map_.layout();
+    check_layout(sc_, spec_, map_);
+    microbatches_ = microbatches_per_pipeline(sc_, L);
+    schedule_ = make_schedule_for(sc_, L, microbatches_);
+    model::MicroBatch mb;
+    mb.sequences = static_cast<double>(sc_.batch.micro_batch_seqs);
+    mb.seq = static_cast<double>(sc_.batch.seq_len) / L.cp;  // one CP rank's share of each sequence
+    mb.dtypes.dispatch_bytes = element_bytes(sc_.precision.dispatch);
+    mb.dtypes.combine_bytes = element_bytes(sc_.precision.combine);
+    // Linear-layer inputs are kept for backward as quantized: FP8 with a scale per 128 elements, MXFP8 and NVFP4
+    // as their columnwise copy with its block scales (MXFP8's 1 + 1/32 bytes equal FP8's 1 + 4/128).
+    if (cost_.gemm_precision() == cost::Precision::fp8) {
+      mb.dtypes.saved_linear_input_bytes = element_bytes(workload::ElementType::fp8);
+    } else if (cost::block_scaled(cost_.gemm_precision())) {
+      mb.dtypes.saved_linear_input_bytes = cost::block_scaled_bytes_per_element(cost_.gemm_precision());
+    }
+    blocks_ = model::build_ops(spec_, mb);
+    if (L.cp > 1) {
+      workload::apply_context_parallel(blocks_, L.cp);
+      cp_load_ = {L.cp, L.cp_comm, mb.sequences};
+    }
+    stages_ = L.pipeline_layout.empty()
+                  ? parallel::split_into_stages(blocks_, schedule_.stages(), sc_.source)
+                  : parallel::split_by_layout(blocks_, schedule_.stages(), L.pipeline_layout, sc_.source);
+    return mb;
+  }
+
   static cost::OpCostModel make_cost_model(const StepSpec& sc, const topo::Topology& topo,
                                            const cost::CalibrationProfile* profile, core::Provenance& prov) {
     cost::KernelChoice kernels;
@@ -179,14 +235,15 @@ class StepRun {
     const auto block = static_cast<int>(call.gpus.size());
     const auto job = static_cast<std::int64_t>(topo_.gpu_count());
     std::optional<SymmetryCheckResult> shared;
+    const StepReuse::SymmetryKey key{call.matrix.get(), call.gpus, call.group_size, call.group_stride, block};
     if (opt_.reuse != nullptr) {
       const std::lock_guard lock(opt_.reuse->mutex);
-      shared = opt_.reuse->symmetry;
+      if (const auto it = opt_.reuse->symmetry.find(key); it != opt_.reuse->symmetry.end()) shared = it->second;
     }
     symmetry_ = shared ? *shared : check_symmetry(runner_, topo_, call, block, job);
     if (opt_.reuse != nullptr && !shared) {
       const std::lock_guard lock(opt_.reuse->mutex);
-      opt_.reuse->symmetry = symmetry_;
+      opt_.reuse->symmetry.emplace(key, symmetry_);  // the first wins; another thread computed the same
     }
     symmetry_.scope = sc_.network_scope == NetworkScope::fabric ? "fabric" : "auto";
     symmetry_.full_fabric = sc_.network_scope == NetworkScope::fabric || symmetry_.difference() > kSymmetryBound;
@@ -195,15 +252,11 @@ class StepRun {
 
   void prepare_moe(const model::MicroBatch& mb) {
     const auto& L = map_.layout();
-    bool shared = false;
-    if (opt_.reuse != nullptr) {
-      const std::lock_guard lock(opt_.reuse->mutex);
-      shared = opt_.reuse->moe.has_value();
+    if (L.ep <= 1 || !spec_.has_moe()) {
+      // Read all the same: a state written for another model is an error whatever the layout.
+      if (sc_.expert_load.kind == workload::ExpertLoadKind::state) state_ = workload::read_balancer_state(sc_.expert_load, spec_);
+      return;
     }
-    if (sc_.expert_load.kind == workload::ExpertLoadKind::state && !shared) {
-      state_ = workload::read_balancer_state(sc_.expert_load, spec_);
-    }
-    if (L.ep <= 1 || !spec_.has_moe()) return;
     workload::MoeSamplingSpec m;
     m.model_name = spec_.name;
     m.experts = spec_.moe.routed_experts;
@@ -222,14 +275,30 @@ class StepRun {
     m.balancer_tokens_per_rank = sc_.expert_load.tokens_per_rank;
     m.bins = sc_.expert_load.bins;
     m.seed = sc_.seed;
-    m.state = state_ ? &*state_ : nullptr;
     m.state_at = sc_.expert_load.state_at;
+    const auto read_state_and_sample = [&] {
+      if (sc_.expert_load.kind == workload::ExpertLoadKind::state) {
+        state_ = workload::read_balancer_state(sc_.expert_load, spec_);
+        m.state = &*state_;
+      }
+      return workload::sample_moe(m);
+    };
     if (opt_.reuse != nullptr) {
-      const std::lock_guard lock(opt_.reuse->mutex);
-      if (!opt_.reuse->moe) opt_.reuse->moe = workload::sample_moe(m);
-      moe_ = *opt_.reuse->moe;
+      const auto key = moe_sample_key(m, sc_.expert_load);
+      std::shared_ptr<const workload::MoeSample> shared;
+      {
+        const std::lock_guard lock(opt_.reuse->mutex);
+        if (const auto it = opt_.reuse->moe.find(key); it != opt_.reuse->moe.end()) shared = it->second;
+      }
+      if (!shared) {
+        // Sampled outside the lock; a thread that sampled the same key first wins (the samples are equal).
+        auto fresh = std::make_shared<const workload::MoeSample>(read_state_and_sample());
+        const std::lock_guard lock(opt_.reuse->mutex);
+        shared = opt_.reuse->moe.emplace(key, std::move(fresh)).first->second;
+      }
+      moe_ = *shared;  // copies share the traffic matrices, whose addresses key the collective memo
     } else {
-      moe_ = workload::sample_moe(m);
+      moe_ = read_state_and_sample();
     }
     register_routing_figures(m);
     // Samples are cycled by position inside each stage, so stages of the same composition are identical
@@ -488,6 +557,11 @@ class StepRun {
 StepResult simulate_step(const StepSpec& scenario, const model::ModelSpec& spec, const topo::Topology& topology,
                          const cost::CalibrationProfile* profile, const StepOptions& options) {
   return StepRun(scenario, spec, topology, profile, options).run();
+}
+
+core::Seconds step_time_lower_bound(const StepSpec& scenario, const model::ModelSpec& spec,
+                                    const topo::Topology& topology, const cost::CalibrationProfile* profile) {
+  return StepRun(scenario, spec, topology, profile, {}).lower_bound();
 }
 
 }  // namespace k3::train

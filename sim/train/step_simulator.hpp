@@ -8,11 +8,15 @@
 //   4. data-parallel gradient reduction, the optimizer step and the parameter all-gather follow, each
 //      overlapped with the pipeline's last backward / first forward pass where frameworks do so.
 // EP groups of one stage are identical (same sampled routing), so one is simulated per stage.
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
+#include "core/units.hpp"
 #include "sim/cost/calibration_profile.hpp"
 #include "model/model_spec.hpp"
 #include "sim/exec/pass_runner.hpp"
@@ -23,15 +27,18 @@
 
 namespace k3::train {
 
-// What the runs of one uncertainty band share (step_band.hpp): the sampled expert load and the collectives
-// simulated alone. The memo's keys point into the sampled traffic matrices, so the two are shared together,
-// and only by runs whose overrides leave the expert load as it is (no registered number changes it).
+// What runs share: the runs of one uncertainty band (step_band.hpp), or the candidates of one `k3sim plan`
+// search. Each entry is keyed by everything it depends on, so runs that differ share only what is the same:
+// the sampled expert load (by its sampling spec), the symmetry check (by the sampled dispatch and its
+// block) and the collectives simulated alone (exec::SoloCollectiveMemo's keys). The memo's keys point into
+// the sampled traffic matrices, so samples are kept for the reuse's lifetime.
 struct StepReuse {
   std::mutex mutex;
-  std::optional<workload::MoeSample> moe;
-  // The symmetry check of the first run (it reads the routing sample and the fabric, which the band's runs
-  // share; the link figures they move change its two times alike).
-  std::optional<SymmetryCheckResult> symmetry;
+  std::map<std::string, std::shared_ptr<const workload::MoeSample>> moe;  // by moe_sample_key
+  // The symmetry check by (dispatch matrix, group GPUs, EP shape, block GPUs); it reads the routing sample
+  // and the fabric, which the runs share; the link figures a band run moves change its two times alike.
+  using SymmetryKey = std::tuple<const workload::TrafficMatrix*, std::vector<parallel::GpuIndex>, int, int, int>;
+  std::map<SymmetryKey, SymmetryCheckResult> symmetry;
   std::shared_ptr<exec::SoloCollectiveMemo> collectives = std::make_shared<exec::SoloCollectiveMemo>();
 };
 
@@ -48,5 +55,12 @@ struct StepOptions {
 // Throws core::InputError when the layout does not fit the model or the cluster.
 StepResult simulate_step(const StepSpec& scenario, const model::ModelSpec& spec, const topo::Topology& topology,
                          const cost::CalibrationProfile* profile, const StepOptions& options = {});
+
+// A lower bound of simulate_step's step time, from the pipeline schedule run on the compute of each pass alone
+// (no network, routed load balanced): milliseconds where the step takes seconds to simulate, so that a
+// search can skip a layout that cannot beat the ones it already has. Throws as simulate_step does for a
+// layout that does not fit; does not check the scenario's assumption overrides.
+core::Seconds step_time_lower_bound(const StepSpec& scenario, const model::ModelSpec& spec,
+                                    const topo::Topology& topology, const cost::CalibrationProfile* profile);
 
 }  // namespace k3::train

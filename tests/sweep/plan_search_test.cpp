@@ -2,6 +2,7 @@
 // layout rules it prunes with (sweep/layout_rules.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -54,43 +55,55 @@ input::ScenarioInputs small_inputs() {
 }
 
 struct Best {
-  int tp = 0, pp = 0, ep = 0;
+  GridPoint settings;
   double step_time_s = std::numeric_limits<double>::infinity();
   int simulated = 0;
+  std::vector<double> feasible_times;  // every feasible point's step time, ascending
 };
 
-// Every integer TP, PP and EP up to the GPU count, each simulated as `k3sim run --set ... --set
-// network=analytical` would be if the step accepts it; the fastest that fits. Checks on the way that the
-// memory bound plan prunes with never exceeds what the simulation reports.
-Best exhaustive_best(const input::ScenarioInputs& in) {
+train::StepOptions quiet_step() {
+  train::StepOptions opt;
+  opt.trace = false;
+  opt.per_layer = false;
+  opt.threads = 1;
+  return opt;
+}
+
+// Every point of `axes` (the space plan searched) with `fixes`, simulated as `k3sim run --set ... --set
+// network=analytical` would be if the step accepts it; the fastest that fits, first in grid order on a tie.
+// Checks on the way, for every simulated point, the two bounds plan prunes with: the memory bound never
+// exceeds the memory the simulation reports, and train::step_time_lower_bound never exceeds its step time
+// (it is the pipeline run on each pass's busiest compute stream alone, and the simulation adds the network,
+// the routed imbalance and the data-parallel phase on top).
+Best exhaustive_best(const input::ScenarioInputs& in, const std::vector<GridAxis>& axes,
+                     const std::vector<input::Override>& fixes) {
   const auto& topo = *in.topology;
   const ClusterShape cluster{static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(),
                              topo.gpu_type().hbm_bytes};
   Best best;
-  for (int tp = 1; tp <= 8; ++tp) {
-    for (int pp = 1; pp <= 8; ++pp) {
-      for (int ep = 1; ep <= 8; ++ep) {
-        train::StepResult r;
-        input::Scenario step;
-        try {
-          step = input::parse_scenario(kScenario, "small.yaml",
-                                       {{"parallel.tp", std::to_string(tp)}, {"parallel.pp", std::to_string(pp)},
-                                        {"parallel.ep", std::to_string(ep)}, {"network", "analytical"}});
-          train::StepOptions opt;
-          opt.trace = false;
-          opt.per_layer = false;
-          opt.threads = 1;
-          r = train::simulate_step(step, in.model, topo, nullptr, opt);
-        } catch (const core::InputError&) {
-          continue;
-        }
-        ++best.simulated;
-        EXPECT_LE(parameter_state_bytes_per_gpu(step, in.model, cluster), train::memory_total(r.memory))
-            << "tp " << tp << " pp " << pp << " ep " << ep;
-        if (r.fits_in_memory && r.step_time_s < best.step_time_s) best = {tp, pp, ep, r.step_time_s, best.simulated};
-      }
+  for (const auto& point : expand_grid(axes)) {
+    auto overrides = fixes;
+    overrides.insert(overrides.end(), point.begin(), point.end());
+    overrides.push_back({"network", "analytical"});
+    train::StepResult r;
+    input::Scenario step;
+    try {
+      step = input::parse_scenario(kScenario, "small.yaml", overrides);
+      r = train::simulate_step(step, in.model, topo, nullptr, quiet_step());
+    } catch (const core::InputError&) {
+      continue;
+    }
+    ++best.simulated;
+    EXPECT_LE(parameter_state_bytes_per_gpu(step, in.model, cluster), train::memory_total(r.memory));
+    EXPECT_LE(train::step_time_lower_bound(step, in.model, topo, nullptr), r.step_time_s);
+    if (!r.fits_in_memory) continue;
+    best.feasible_times.push_back(r.step_time_s);
+    if (r.step_time_s < best.step_time_s) {
+      best.settings = point;
+      best.step_time_s = r.step_time_s;
     }
   }
+  std::sort(best.feasible_times.begin(), best.feasible_times.end());
   return best;
 }
 
@@ -103,23 +116,27 @@ std::string setting(const PlanCandidate& c, const std::string& key) {
 
 TEST(PlanSearch, ReturnsTheOptimumOfAnExhaustiveSimulation) {
   const auto in = small_inputs();
-  const Best best = exhaustive_best(in);
-  ASSERT_GT(best.simulated, 5);  // the space has real choices
-  ASSERT_GT(best.tp, 0);
-
+  // The default space less ZeRO and the all-to-all (which only scale the work of the test): TP, PP, EP,
+  // schedule, virtual stages, micro-batch and recomputation.
   PlanOptions o;
+  o.fixes = {{"parallel.zero", "1"}, {"communication.alltoall", "flat"}};
   o.threads = 2;
   o.top_k = 2;
+  o.exact_rows = 3;
   const auto r = plan_layouts({kScenario, "small.yaml", {}, in}, o);
+  const Best best = exhaustive_best(in, r.axes, o.fixes);
+  ASSERT_GT(best.feasible_times.size(), 20u);  // the space has real choices
   ASSERT_FALSE(r.ranked.empty());
   const auto& winner = r.ranked.front();
   ASSERT_TRUE(winner.feasible) << winner.reason;
-  EXPECT_EQ(setting(winner, "parallel.tp"), std::to_string(best.tp));
-  EXPECT_EQ(setting(winner, "parallel.pp"), std::to_string(best.pp));
-  EXPECT_EQ(setting(winner, "parallel.ep"), std::to_string(best.ep));
+  EXPECT_EQ(winner.settings, best.settings);
   EXPECT_EQ(winner.step_time_s, best.step_time_s);
-  // Every legal layout is simulated, and only those: the pruning removed nothing the step would accept.
-  EXPECT_EQ(r.simulated, static_cast<std::size_t>(best.simulated));
+  // The bound kept some candidates from being simulated, and none of those could have entered the exact
+  // rows: they are the exhaustive simulation's best, in order.
+  ASSERT_EQ(r.exact_rows, 3u);
+  EXPECT_GT(r.pruned.count(kBoundRule), 0u);
+  EXPECT_LT(r.simulated, static_cast<std::size_t>(best.simulated));
+  for (std::size_t i = 0; i < r.exact_rows; ++i) EXPECT_EQ(r.ranked[i].step_time_s, best.feasible_times[i]) << i;
   std::size_t pruned = 0;
   for (const auto& [rule, c] : r.pruned) pruned += c.candidates;
   EXPECT_EQ(pruned + r.simulated, r.candidates);
@@ -131,16 +148,25 @@ TEST(PlanSearch, ReturnsTheOptimumOfAnExhaustiveSimulation) {
   EXPECT_TRUE(r.ranked[1].flow_step_time_s.has_value());
   EXPECT_FALSE(r.ranked[2].flow_step_time_s.has_value());
   // The re-run is the same layout on the flow network, as `k3sim run` of the base scenario (network: flow).
-  train::StepOptions flow_opt;
-  flow_opt.trace = false;
-  flow_opt.per_layer = false;
-  const auto flow = train::simulate_step(input::parse_scenario(kScenario, "small.yaml", winner.settings), in.model,
+  auto flow_overrides = o.fixes;
+  flow_overrides.insert(flow_overrides.end(), winner.settings.begin(), winner.settings.end());
+  auto flow_opt = quiet_step();
+  flow_opt.threads = 0;
+  const auto flow = train::simulate_step(input::parse_scenario(kScenario, "small.yaml", flow_overrides), in.model,
                                          *in.topology, nullptr, flow_opt);
   EXPECT_EQ(*winner.flow_step_time_s, flow.step_time_s);
   EXPECT_TRUE(winner.pareto);
   ASSERT_TRUE(winner.cost_per_trillion_tokens_usd.has_value());
   EXPECT_GT(*winner.cost_per_trillion_tokens_usd, 0);
-  EXPECT_FALSE(runner_up_loses_on(r).empty());
+
+  // --exhaustive simulates every legal layout, and only those: the rules removed nothing the step accepts.
+  PlanOptions all = o;
+  all.exhaustive = true;
+  all.top_k = 0;
+  const auto every = plan_layouts({kScenario, "small.yaml", {}, in}, all);
+  EXPECT_EQ(every.simulated, static_cast<std::size_t>(best.simulated));
+  EXPECT_EQ(every.pruned.count(kBoundRule), 0u);
+  EXPECT_EQ(every.ranked.front().settings, best.settings);
 }
 
 TEST(PlanSearch, FixedKeyLeavesTheSearchAndHoldsItsValue) {

@@ -1,0 +1,122 @@
+#include "sweep/cluster_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "model/totals.hpp"
+
+namespace k3::sweep {
+
+namespace {
+
+using core::InputError;
+
+double wall_clock_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+std::vector<std::int64_t> cluster_ladder(std::int64_t first_nodes, std::int64_t last_nodes) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t p = 1; p <= last_nodes; p *= 2) {
+    for (const std::int64_t n : {p, p + p / 2}) {
+      if (n >= first_nodes && n <= last_nodes && (out.empty() || n > out.back())) out.push_back(n);
+    }
+  }
+  return out;
+}
+
+ClusterPlanResult plan_cluster_size(const std::string& yaml_text, const std::string& source,
+                                    const std::vector<input::Override>& sets, const TrainingGoal& goal,
+                                    const PlanOptions& options, const ResolveOnGpus& resolve, std::int64_t max_gpus) {
+  if (!(goal.tokens > 0) || !std::isfinite(goal.tokens)) {
+    throw InputError({"--tokens", "", 0}, fmt::format("{} tokens", goal.tokens), "a positive token count, e.g. 15e12");
+  }
+  if (!(goal.days > 0) || !std::isfinite(goal.days)) {
+    throw InputError({"--days", "", 0}, fmt::format("{} days", goal.days), "a positive number of days, e.g. 60");
+  }
+  ClusterPlanResult out;
+  out.goal = goal;
+  out.required_tokens_per_s = goal.tokens / (goal.days * 86400.0);
+
+  // The scenario as given fixes the batch, the model and the GPU type; its own size is only a start.
+  const auto first = resolve(0);
+  const auto& step = first.scenario;
+  const double tokens_per_step = static_cast<double>(step.batch.global_batch_seqs) * static_cast<double>(step.batch.seq_len);
+  out.goal_step_time_s = tokens_per_step / out.required_tokens_per_s;
+  // No GPU computes faster than its highest dense peak: the floor of the ladder.
+  const auto& gpu = first.topology->gpu_type();
+  const double peak = std::max({gpu.bf16_flops_per_s, gpu.fp8_flops_per_s, gpu.mxfp8_flops_per_s, gpu.nvfp4_flops_per_s});
+  const double flops_per_token = model::summarize(first.model, static_cast<double>(step.batch.seq_len)).training_flops_per_token;
+  out.floor_gpus = static_cast<std::int64_t>(std::ceil(out.required_tokens_per_s * flops_per_token / peak));
+  const int per_node = first.topology->gpus_per_node();
+  out.gpus_per_node = per_node;
+  const std::int64_t first_nodes = std::max<std::int64_t>(1, (out.floor_gpus + per_node - 1) / per_node);
+  const auto ladder = cluster_ladder(first_nodes, std::max<std::int64_t>(1, max_gpus / per_node));
+  if (ladder.empty()) {
+    throw InputError({"--tokens", "", 0},
+                     fmt::format("the goal needs at least {} GPUs at their peak FLOP/s, more than the {} allowed",
+                                 out.floor_gpus, max_gpus),
+                     "fewer tokens, more days, or a larger --max-gpus");
+  }
+
+  PlanOptions o = options;
+  o.goal_step_time_s = out.goal_step_time_s;
+  for (const auto nodes : ladder) {
+    const std::int64_t gpus = nodes * per_node;
+    const auto inputs = resolve(gpus);
+    auto size_sets = sets;
+    size_sets.push_back({"cluster.nodes", std::to_string(nodes)});
+    const double start = wall_clock_s();
+    auto r = plan_layouts({yaml_text, source, size_sets, inputs}, o);
+    ClusterSizeTried t;
+    t.gpus = gpus;
+    t.candidates = r.candidates;
+    t.simulated = r.simulated;
+    t.wall_s = wall_clock_s() - start;
+    if (!r.ranked.empty() && r.ranked.front().feasible) {
+      t.best_step_time_s = r.ranked.front().step_time_s;
+      t.meets = *t.best_step_time_s <= out.goal_step_time_s;
+    }
+    out.tried.push_back(t);
+    if (t.meets) {
+      out.chosen = std::move(r);
+      break;
+    }
+  }
+  return out;
+}
+
+nlohmann::json cluster_plan_to_json(const ClusterPlanResult& r, PlanObjective objective) {
+  using nlohmann::json;
+  json j;
+  j["tokens"] = r.goal.tokens;
+  j["days"] = r.goal.days;
+  j["required_tokens_per_s"] = r.required_tokens_per_s;
+  j["goal_step_time_s"] = r.goal_step_time_s;
+  j["floor_gpus"] = r.floor_gpus;
+  json tried = json::array();
+  for (const auto& t : r.tried) {
+    json e = {{"gpus", t.gpus}, {"candidates", t.candidates}, {"simulated", t.simulated}, {"wall_s", t.wall_s},
+              {"meets", t.meets}};
+    if (t.best_step_time_s) e["best_step_time_s"] = *t.best_step_time_s;
+    tried.push_back(e);
+  }
+  j["sizes_tried"] = tried;
+  if (r.chosen) {
+    j["gpus"] = r.chosen->gpus;
+    const auto& best = r.chosen->ranked.front();
+    j["days_needed"] = r.goal.tokens / best.tokens_per_s / 86400.0;
+    j["plan"] = plan_to_json(*r.chosen, objective);
+  } else {
+    j["gpus"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace k3::sweep
