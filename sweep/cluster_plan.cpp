@@ -58,13 +58,6 @@ ClusterPlanResult plan_cluster_size(const std::string& yaml_text, const std::str
   out.gpus_per_node = per_node;
   const std::int64_t first_nodes = std::max<std::int64_t>(1, (out.floor_gpus + per_node - 1) / per_node);
   const auto ladder = cluster_ladder(first_nodes, std::max<std::int64_t>(1, max_gpus / per_node));
-  if (ladder.empty()) {
-    throw InputError({"--tokens", "", 0},
-                     fmt::format("the goal needs at least {} GPUs at their peak FLOP/s, more than the {} allowed",
-                                 out.floor_gpus, max_gpus),
-                     "fewer tokens, more days, or a larger --max-gpus");
-  }
-
   PlanOptions o = options;
   o.goal_step_time_s = out.goal_step_time_s;
   for (const auto nodes : ladder) {

@@ -30,9 +30,9 @@ namespace {
 
 struct PlanCliOptions {
   std::string scenario;
-  std::int64_t gpus = 0;
-  double tokens = 0;
-  double days = 0;
+  std::optional<std::int64_t> gpus;
+  std::optional<double> tokens;
+  std::optional<double> days;
   std::int64_t max_gpus = 131072;
   std::string gpu;
   bool exhaustive = false;
@@ -221,7 +221,8 @@ void print_cluster_plan(const PlanCliOptions& o, const sweep::ClusterPlanResult&
                                   : std::string("no layout can meet the goal"));
   }
   if (!r.chosen) {
-    fmt::print("no cluster of up to {} GPUs meets the goal: raise --max-gpus, or relax --fix\n", o.max_gpus);
+    fmt::print("no cluster of up to {} GPUs meets the goal{}: raise --max-gpus, or relax --fix\n", o.max_gpus,
+               r.tried.empty() ? " (even at their peak FLOP/s)" : "");
     return;
   }
   const auto per_node = r.gpus_per_node > 0 ? r.gpus_per_node : 1;
@@ -234,9 +235,12 @@ int plan(const PlanCliOptions& o) {
   std::vector<input::Override> sets;
   if (!o.gpu.empty()) sets.push_back(gpu_preset(o.gpu));
   for (const auto& s : o.sets) sets.push_back(input::parse_override(s));
-  const bool by_goal = o.tokens != 0 || o.days != 0;
-  if (by_goal == (o.gpus != 0)) {
+  const bool by_goal = o.tokens.has_value() || o.days.has_value();
+  if (by_goal == o.gpus.has_value()) {
     throw core::InputError({"--gpus", "", 0}, "plan needs one goal", "--gpus N, or --tokens T with --days D");
+  }
+  if (o.max_gpus < 1) {
+    throw core::InputError({"--max-gpus", "", 0}, fmt::format("{} GPUs", o.max_gpus), "a positive number of GPUs");
   }
   sweep::PlanOptions options;
   for (const auto& f : o.fixes) options.fixes.push_back(parse_fix(f));
@@ -255,7 +259,8 @@ int plan(const PlanCliOptions& o) {
       auto s = sets;
       return resolve_on(text, o.scenario, s, gpus, o.profile);
     };
-    auto cluster = sweep::plan_cluster_size(text, o.scenario, sets, {o.tokens, o.days}, options, resolve, o.max_gpus);
+    auto cluster = sweep::plan_cluster_size(text, o.scenario, sets, {o.tokens.value_or(0), o.days.value_or(0)}, options,
+                                              resolve, o.max_gpus);
     if (o.json) {
       fmt::print("{}\n", sweep::cluster_plan_to_json(cluster, options.objective).dump(1));
     } else {
@@ -267,7 +272,8 @@ int plan(const PlanCliOptions& o) {
       result_sets.push_back({"cluster.nodes", std::to_string(result->gpus / cluster.gpus_per_node)});
     }
   } else {
-    const auto inputs = resolve_on(text, o.scenario, result_sets, o.gpus, o.profile);
+    if (*o.gpus < 1) throw core::InputError({"--gpus", "", 0}, fmt::format("{} GPUs", *o.gpus), "a positive number of GPUs");
+    const auto inputs = resolve_on(text, o.scenario, result_sets, *o.gpus, o.profile);
     result = sweep::plan_layouts({text, o.scenario, result_sets, inputs}, options);
     if (o.json) {
       fmt::print("{}\n", sweep::plan_to_json(*result, options.objective).dump(1));
@@ -293,13 +299,10 @@ void attach_plan(CLI::App& command, int& exit_status) {
   auto* sub = &command;
   sub->add_option("scenario", o->scenario, "Base scenario YAML: model, cluster, batch, precision (scenarios/README.md)")
       ->required();
-  sub->add_option("--gpus", o->gpus, "Goal: the best layout on this many GPUs (whole nodes of the scenario's cluster)")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--tokens", o->tokens, "Goal: the smallest cluster that trains this many tokens (with --days)")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--days", o->days, "... in this many days of training (with --tokens)")->check(CLI::PositiveNumber);
-  sub->add_option("--max-gpus", o->max_gpus, "Largest cluster --tokens/--days tries (default 131072)")
-      ->check(CLI::PositiveNumber);
+  sub->add_option("--gpus", o->gpus, "Goal: the best layout on this many GPUs (whole nodes of the scenario's cluster)");
+  sub->add_option("--tokens", o->tokens, "Goal: the smallest cluster that trains this many tokens (with --days)");
+  sub->add_option("--days", o->days, "... in this many days of training (with --tokens)");
+  sub->add_option("--max-gpus", o->max_gpus, "Largest cluster --tokens/--days tries (default 131072)");
   sub->add_option("--gpu", o->gpu, "GPU type: the cluster preset built of it replaces the scenario's (h200, b200, ...)");
   sub->add_option("--objective", o->objective, "Rank by step time or by cost per 1e12 tokens")
       ->check(CLI::IsMember({"time", "cost"}));

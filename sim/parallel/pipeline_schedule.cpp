@@ -1,9 +1,7 @@
 #include "sim/parallel/pipeline_schedule.hpp"
 
 #include <algorithm>
-#include <map>
 #include <optional>
-#include <tuple>
 
 #include "core/error.hpp"
 #include "sim/parallel/schedule_registry.hpp"
@@ -52,11 +50,40 @@ PipelineSchedule make_schedule(const PipelineScheduleEntry& entry, int pp, int v
   return entry.make(pp, vpp, microbatches);
 }
 
+namespace {
+
+// Completion times per (stream, stage, micro-batch), flat: the executor looks one up for every pass, and
+// large pipelines run hundreds of thousands of passes.
+class DoneTimes {
+ public:
+  DoneTimes(int streams, int stages, int microbatches)
+      : stages_(stages), microbatches_(microbatches),
+        at_(static_cast<std::size_t>(streams) * static_cast<std::size_t>(stages) * static_cast<std::size_t>(microbatches)) {}
+  std::optional<SimTime> find(int stream, int stage, int microbatch) const { return at_[index(stream, stage, microbatch)]; }
+  void set(int stream, int stage, int microbatch, SimTime t) { at_[index(stream, stage, microbatch)] = t; }
+
+ private:
+  std::size_t index(int stream, int stage, int microbatch) const {
+    K3SIM_ASSERT(stage >= 0 && stage < stages_ && microbatch >= 0 && microbatch < microbatches_,
+                 "a pass outside its schedule's stages or micro-batches");
+    return (static_cast<std::size_t>(stream) * static_cast<std::size_t>(stages_) + static_cast<std::size_t>(stage)) *
+               static_cast<std::size_t>(microbatches_) +
+           static_cast<std::size_t>(microbatch);
+  }
+  int stages_;
+  int microbatches_;
+  std::vector<std::optional<SimTime>> at_;
+};
+
+}  // namespace
+
 PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& costs) {
-  // Completion times of forward and backward(-input) per (stream, stage, micro-batch).
-  using Key = std::tuple<int, int, int>;
-  std::map<Key, SimTime> forward_done;
-  std::map<Key, SimTime> backward_done;
+  int microbatches = 1;
+  for (const auto& list : s.passes) {
+    for (const auto& p : list) microbatches = std::max({microbatches, p.work.microbatch + 1, p.backward.microbatch + 1});
+  }
+  DoneTimes forward_done(s.streams, s.stages(), microbatches);
+  DoneTimes backward_done(s.streams, s.stages(), microbatches);
   const int last_stage = s.stages() - 1;
 
   PipelineTimeline t;
@@ -71,16 +98,12 @@ PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& co
     const int stage = s.stage_of(rank, w.chunk);
     const int stream = s.stream_of(rank, w.chunk);
     if (is_forward && stage == 0) return SimTime::zero();
-    if (!is_forward && stage == last_stage) {
-      auto it = forward_done.find({stream, stage, w.microbatch});
-      return it == forward_done.end() ? std::nullopt : std::optional(it->second);
-    }
+    if (!is_forward && stage == last_stage) return forward_done.find(stream, stage, w.microbatch);
     const int from_stage = is_forward ? stage - 1 : stage + 1;
-    auto& done = is_forward ? forward_done : backward_done;
-    auto it = done.find({stream, from_stage, w.microbatch});
-    if (it == done.end()) return std::nullopt;
+    const auto done = (is_forward ? forward_done : backward_done).find(stream, from_stage, w.microbatch);
+    if (!done) return std::nullopt;
     const int from_rank = s.holder_of(stream, from_stage).first;
-    return from_rank == rank ? it->second : it->second + costs.p2p(from_rank, rank);
+    return from_rank == rank ? *done : *done + costs.p2p(from_rank, rank);
   };
 
   // How long `rank` is held by sending the output of `w` (forward: to the next stage; backward: to the
@@ -144,16 +167,12 @@ PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& co
         }
         t.busy[ri] += duration;
         t.per_rank[ri].push_back({pass, start, end});
-        auto key = [&](ChunkWork w) {
-          return Key{s.stream_of(r, w.chunk), s.stage_of(r, w.chunk), w.microbatch};
+        const auto record = [&](DoneTimes& done, ChunkWork w) {
+          done.set(s.stream_of(r, w.chunk), s.stage_of(r, w.chunk), w.microbatch, end);
         };
-        if (pass.kind == PassKind::forward || pass.kind == PassKind::forward_backward) {
-          forward_done[key(pass.work)] = end;
-        }
-        if (pass.kind == PassKind::backward || pass.kind == PassKind::backward_input) {
-          backward_done[key(pass.work)] = end;
-        }
-        if (pass.kind == PassKind::forward_backward) backward_done[key(pass.backward)] = end;
+        if (pass.kind == PassKind::forward || pass.kind == PassKind::forward_backward) record(forward_done, pass.work);
+        if (pass.kind == PassKind::backward || pass.kind == PassKind::backward_input) record(backward_done, pass.work);
+        if (pass.kind == PassKind::forward_backward) record(backward_done, pass.backward);
         ++next[ri];
         --remaining;
         progressed = true;

@@ -96,10 +96,16 @@ class StepRun {
   // start is a max of sums), and the data-parallel phase only adds its exposed time.
   core::Seconds lower_bound() {
     (void)prepare_layout();
+    // By class key, then flat by (stage, second stage, part): the pipeline asks once per pass it runs.
     std::map<PassKey, SimTime> memo;
+    const auto stages = static_cast<std::size_t>(stages_.size());
+    std::vector<std::optional<SimTime>> by_stage(stages * (stages + 1) * 4);  // 4 PassParts
     const auto compute_only = [&](int rank, int f_stage, int b_stage, workload::PassPart part) {
+      auto& flat = by_stage[(static_cast<std::size_t>(f_stage) * (stages + 1) + static_cast<std::size_t>(b_stage + 1)) * 4 +
+                            static_cast<std::size_t>(part)];
+      if (flat) return *flat;
       const auto key = class_key(f_stage, b_stage, part);
-      if (const auto it = memo.find(key); it != memo.end()) return it->second;
+      if (const auto it = memo.find(key); it != memo.end()) return *(flat = it->second);
       const auto program = program_of(rank, f_stage, b_stage, part);
       std::vector<SimTime> per_gpu(program.gpus.size(), SimTime::zero());
       for (const auto& t : program.threads) {
@@ -112,7 +118,8 @@ class StepRun {
         }
       }
       const auto busiest = per_gpu.empty() ? SimTime::zero() : *std::max_element(per_gpu.begin(), per_gpu.end());
-      return memo.emplace(key, busiest).first->second;
+      memo.emplace(key, busiest);
+      return *(flat = busiest);
     };
     parallel::PassCosts costs;
     costs.forward = [&](int r, int c) { return compute_only(r, schedule_.stage_of(r, c), -1, workload::PassPart::forward); };

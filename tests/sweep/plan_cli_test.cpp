@@ -19,7 +19,10 @@ void expect_refused(const std::string& args, const std::string& flag, const std:
 }
 
 TEST(PlanCli, BadFlagsExit2NamingTheFlagAndWhatItTakes) {
-  expect_refused(kPlanK3, "--gpus", "required");
+  expect_refused(kPlanK3, "--gpus", "--tokens T with --days D");
+  expect_refused(kPlanK3 + "--gpus 2048 --tokens 15e12 --days 60", "--gpus", "one goal");
+  expect_refused(kPlanK3 + "--tokens 15e12", "--days", "positive number of days");
+  expect_refused(kPlanK3 + "--tokens 15e12 --days 60 --gpu tpu", "--gpu", "h200");
   expect_refused(kPlanK3 + "--gpus 0", "--gpus", "positive");
   expect_refused(kPlanK3 + "--gpus 2044", "--gpus", "a multiple of 8");
   expect_refused(kPlanK3 + "--gpus 2048 --objective speed", "--objective", "time");

@@ -12,6 +12,7 @@
 #include "sim/input/scenario.hpp"
 #include "sim/train/step_simulator.hpp"
 #include "sweep/layout_rules.hpp"
+#include "sweep/cluster_plan.hpp"
 #include "sweep/plan_search.hpp"
 #include "topologies/cluster_spec.hpp"
 #include "topologies/load.hpp"
@@ -167,6 +168,55 @@ TEST(PlanSearch, ReturnsTheOptimumOfAnExhaustiveSimulation) {
   EXPECT_EQ(every.simulated, static_cast<std::size_t>(best.simulated));
   EXPECT_EQ(every.pruned.count(kBoundRule), 0u);
   EXPECT_EQ(every.ranked.front().settings, best.settings);
+}
+
+// The small model resolved on `gpus` GPUs (nodes of 4) of the same node and switch.
+input::ScenarioInputs small_inputs_on(std::int64_t gpus) {
+  auto in = small_inputs();
+  if (gpus == 0) return in;
+  const std::string spec = std::string(kTwoNodes).replace(std::string(kTwoNodes).find("nodes: 2"), 8,
+                                                          "nodes: " + std::to_string(gpus / 4));
+  in.topology = std::make_shared<const topo::Topology>(
+      topo::build_cluster(topo::parse_cluster_spec(core::YamlValue::parse_string(spec, "two-nodes.yaml"))));
+  return in;
+}
+
+TEST(ClusterPlan, ClimbsTheLadderToTheSmallestClusterThatMeetsTheGoal) {
+  EXPECT_EQ(cluster_ladder(1, 13), (std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12}));
+  EXPECT_EQ(cluster_ladder(5, 16), (std::vector<std::int64_t>{6, 8, 12, 16}));
+
+  // The fastest layout on 1 node and on 2 nodes, simulated exhaustively; a goal between the two can only be
+  // met from 2 nodes on.
+  PlanOptions o;
+  o.fixes = {{"parallel.zero", "1"}, {"communication.alltoall", "flat"}, {"recompute", "none"},
+             {"parallel.schedule", "1f1b"}, {"parallel.vpp", "1"}};
+  o.threads = 2;
+  o.top_k = 0;
+  o.exhaustive = true;
+  const auto on = [&](std::int64_t gpus) {
+    const auto in = small_inputs_on(gpus);
+    return plan_layouts({kScenario, "small.yaml", {{"cluster.nodes", std::to_string(gpus / 4)}}, in}, o)
+        .ranked.front()
+        .step_time_s;
+  };
+  const double one_node = on(4), two_nodes = on(8);
+  ASSERT_LT(two_nodes, one_node);
+  const double goal_step_s = (one_node + two_nodes) / 2;
+  // 32 sequences of 512 tokens a step: tokens = tokens per step x steps in a day at the goal's step time.
+  const TrainingGoal goal{32.0 * 512 * 86400 / goal_step_s, 1.0};
+  o.exhaustive = false;
+  const auto r = plan_cluster_size(kScenario, "small.yaml", {}, goal, o, small_inputs_on, 16);
+  EXPECT_NEAR(r.goal_step_time_s, goal_step_s, 1e-9 * goal_step_s);
+  ASSERT_TRUE(r.chosen.has_value());
+  EXPECT_EQ(r.chosen->gpus, 8);
+  ASSERT_EQ(r.tried.size(), 2u);  // 1 node, then 2
+  EXPECT_FALSE(r.tried[0].meets);
+  EXPECT_TRUE(r.tried[1].meets);
+  EXPECT_EQ(r.chosen->ranked.front().step_time_s, two_nodes);
+  // A goal no size up to the limit meets ends the ladder without an answer.
+  const auto none = plan_cluster_size(kScenario, "small.yaml", {}, {goal.tokens * 1e3, 1.0}, o, small_inputs_on, 16);
+  EXPECT_FALSE(none.chosen.has_value());
+  EXPECT_THROW(plan_cluster_size(kScenario, "small.yaml", {}, {0, 1}, o, small_inputs_on, 16), core::InputError);
 }
 
 TEST(PlanSearch, FixedKeyLeavesTheSearchAndHoldsItsValue) {
