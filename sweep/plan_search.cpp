@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -75,6 +76,36 @@ std::string settings_text(const GridPoint& point) {
   std::string out;
   for (const auto& s : point) out += fmt::format("{}{}={}", out.empty() ? "" : " ", s.key, s.value);
   return out.empty() ? "(base)" : out;
+}
+
+// Best first: candidates in the order of their bounds (`order`), simulated a round at a time; a candidate whose
+// bound exceeds the step time of the `exact`-th best feasible one simulated so far cannot enter the top
+// `exact`, nor can any after it, so the search stops there (exact 0: never). The rounds have a fixed size, not
+// one tied to the thread count, so the set simulated is the same on any number of cores. Returns the first
+// candidates of `order`, simulated; `feasible_times` receives their feasible step times, ascending.
+std::vector<PlanCandidate> simulate_best_first(const std::vector<std::size_t>& order, const std::vector<double>& bound_s,
+                                               std::size_t exact, int threads,
+                                               const std::function<PlanCandidate(std::size_t)>& simulate,
+                                               std::vector<double>& feasible_times) {
+  constexpr std::size_t kRound = 16;
+  std::vector<PlanCandidate> simulated;
+  std::size_t next = 0;
+  while (next < order.size()) {
+    const double threshold = exact == 0 || feasible_times.size() < exact ? std::numeric_limits<double>::infinity()
+                                                                          : feasible_times[exact - 1];
+    std::vector<std::size_t> round;
+    while (next < order.size() && round.size() < kRound && bound_s[order[next]] <= threshold) round.push_back(order[next++]);
+    if (round.empty()) break;
+    std::vector<PlanCandidate> results(round.size());
+    core::parallel_for(round.size(), threads, [&](std::size_t r) { results[r] = simulate(round[r]); });
+    for (auto& c : results) {
+      if (c.feasible) {
+        feasible_times.insert(std::upper_bound(feasible_times.begin(), feasible_times.end(), c.step_time_s), c.step_time_s);
+      }
+      simulated.push_back(std::move(c));
+    }
+  }
+  return simulated;
 }
 
 double objective_of(const PlanCandidate& c, PlanObjective o) {
@@ -155,10 +186,8 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
     }
   });
 
-  // Best first: candidates in the order of their bounds, simulated a round at a time; a candidate whose
-  // bound exceeds the step time of the `exact`-th best feasible one simulated so far cannot enter the top
-  // `exact`, nor can any after it, so the search stops there. The rounds have a fixed size, not one tied to
-  // the thread count, so the set simulated is the same on any number of cores.
+  // Candidates whose bound misses the goal are out; the rest run best bound first (simulate_best_first).
+  // With a fixed GPU count the cost objective ranks as step time does, so the bound serves both.
   std::vector<std::size_t> order;
   for (std::size_t k = 0; k < survivors.size(); ++k) {
     if (o.goal_step_time_s && bound_s[k] > *o.goal_step_time_s) {
@@ -173,42 +202,31 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   }
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return bound_s[a] < bound_s[b]; });
   const std::size_t exact = std::max<std::size_t>(static_cast<std::size_t>(std::max(o.top_k, 0)), o.exact_rows);
-  constexpr std::size_t kRound = 16;
   out.exact_rows = o.exhaustive ? order.size() : exact;
 
   std::unique_ptr<Progress> progress;
-  if (o.progress != nullptr) {
+  if (o.progress != nullptr && !order.empty()) {
     progress = std::make_unique<Progress>(order.size(), o.progress, o.progress_terminal, "plan");
   }
-  std::vector<PlanCandidate> simulated;
-  std::vector<double> feasible_times;  // sorted
   train::StepReuse reuse;
-  std::size_t next = 0;
-  while (next < order.size()) {
-    const double threshold =
-        o.exhaustive || feasible_times.size() < exact ? std::numeric_limits<double>::infinity() : feasible_times[exact - 1];
-    std::vector<std::size_t> round;
-    while (next < order.size() && round.size() < kRound && bound_s[order[next]] <= threshold) round.push_back(order[next++]);
-    if (round.empty()) break;
-    std::vector<PlanCandidate> results(round.size());
-    core::parallel_for(round.size(), o.threads, [&](std::size_t r) {
-      const auto& point = points[survivors[round[r]]];
-      try {
-        results[r] = summarize(point, simulate_candidate(base, o, point, "analytical", reuse));
-      } catch (const InputError& e) {
-        // A rule the up-front checks do not make (found while the step is built): kept with its reason.
-        results[r].settings = point;
-        results[r].reason = e.what();
-      }
-      results[r].lower_bound_s = bound_s[round[r]];
-      results[r].grid_index = survivors[round[r]];
-      if (progress) progress->done_one();
-    });
-    for (auto& c : results) {
-      if (c.feasible) feasible_times.insert(std::upper_bound(feasible_times.begin(), feasible_times.end(), c.step_time_s), c.step_time_s);
-      simulated.push_back(std::move(c));
+  const auto simulate = [&](std::size_t k) {
+    const auto& point = points[survivors[k]];
+    PlanCandidate c;
+    try {
+      c = summarize(point, simulate_candidate(base, o, point, "analytical", reuse));
+    } catch (const InputError& e) {
+      // A rule the up-front checks do not make (found while the step is built): kept with its reason.
+      c.settings = point;
+      c.reason = e.what();
     }
-  }
+    c.lower_bound_s = bound_s[k];
+    c.grid_index = survivors[k];
+    if (progress) progress->done_one();
+    return c;
+  };
+  std::vector<double> feasible_times;  // sorted
+  auto simulated = simulate_best_first(order, bound_s, o.exhaustive ? 0 : exact, o.threads, simulate, feasible_times);
+  const std::size_t next = simulated.size();
   if (next < order.size()) {
     auto& count = out.pruned[kBoundRule];
     count.candidates = order.size() - next;

@@ -11,6 +11,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -97,7 +98,11 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
   if (infeasible > 0) {
     fmt::print("  simulated but infeasible (memory or a rule found while building): {}\n", infeasible);
   }
-  fmt::print("\n {:>4}  {:<28} {:>10} {:>10} {:>12} {:>12} {:>14} {:>6}\n", "rank", "layout", "step (s)", "flow (s)",
+  std::size_t width = 28;  // the layout column fits the longest layout shown
+  for (std::size_t i = 0; i < r.ranked.size() && i < std::max<std::size_t>(r.exact_rows, 1); ++i) {
+    width = std::max(width, settings_text(r.ranked[i].settings).size());
+  }
+  fmt::print("\n {:>4}  {:<{}} {:>10} {:>10} {:>12} {:>12} {:>14} {:>6}\n", "rank", "layout", width, "step (s)", "flow (s)",
              "tokens/s", "headroom", "$ / 1e12 tok", "MFU");
   // The rows the bound keeps exact; --json and --csv have every simulated candidate.
   const int rows_shown = static_cast<int>(std::max<std::size_t>(r.exact_rows, 1));
@@ -110,8 +115,8 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
                                                              " the ranking is not exhaustive" : "");
       break;
     }
-    fmt::print(" {:>4}  {:<28} {:>10.3f} {:>10} {:>12.4g} {:>8.1f} GiB {:>14} {:>5.1f}%{}\n", ++rank,
-               settings_text(c.settings), c.step_time_s,
+    fmt::print(" {:>4}  {:<{}} {:>10.3f} {:>10} {:>12.4g} {:>8.1f} GiB {:>14} {:>5.1f}%{}\n", ++rank,
+               settings_text(c.settings), width, c.step_time_s,
                c.flow_step_time_s ? fmt::format("{:.3f}", *c.flow_step_time_s) : std::string("-"), c.tokens_per_s,
                c.headroom_bytes() / core::kGiB,
                c.cost_per_trillion_tokens_usd ? fmt::format("{:.0f}", *c.cost_per_trillion_tokens_usd) : "-",
@@ -287,6 +292,7 @@ int plan(const PlanCliOptions& o) {
       throw core::InputError({"--write-best", "", 0}, "no candidate fits, so there is no best layout to write",
                              "relax --fix, add GPUs, or lower the batch");
     }
+    result_sets.insert(result_sets.end(), options.fixes.begin(), options.fixes.end());
     write_best_scenario(o.write_best, text, o.scenario, result_sets, result->ranked.front());
   }
   return 0;

@@ -1,7 +1,12 @@
 // `k3sim plan` through the real binary: bad flags are refused up front, naming the flag and what it takes;
+// the CSV and the best layout it writes;
 // `k3sim sweep` refuses grid points with the same layout rules plan prunes with.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
 
 #include "tests/support/run_k3sim.hpp"
 
@@ -32,6 +37,31 @@ TEST(PlanCli, BadFlagsExit2NamingTheFlagAndWhatItTakes) {
   expect_refused(kPlanK3 + "--gpus 2048 --grid parallel.tpp=1,2", "--grid", "parallel");
 }
 
+
+TEST(PlanCli, WritesTheRankingAsCsvAndTheBestLayoutAsAScenarioRunReproduces) {
+  // Qwen3-235B on 256 H100 with every key but PP fixed: a handful of candidates, milliseconds each.
+  const std::string dir = std::string(K3SIM_BINARY_DIR) + "/plan-cli-" + std::to_string(::getpid());
+  const auto r = run_k3sim("plan scenarios/qwen3-235b-h100-256.yaml --gpus 256 --top 0 --fix parallel.tp=2 "
+                           "--fix parallel.ep=8 --fix parallel.schedule=1f1b --fix parallel.vpp=1 --fix parallel.zero=1 "
+                           "--fix batch.micro_batch_seqs=1 --fix recompute=full --fix communication.alltoall=deepep --json "
+                           "--csv '" + dir + ".csv' --write-best '" + dir + ".yaml'");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto plan = nlohmann::json::parse(r.out);
+  ASSERT_EQ(plan.at("space").size(), 1u);  // PP alone is searched
+  const auto& best = plan.at("ranked").at(0);
+  ASSERT_TRUE(best.at("feasible").get<bool>());
+  // The CSV: a header, then one row per simulated candidate, the searched key first.
+  const auto csv = slurp(dir + ".csv");
+  EXPECT_EQ(csv.rfind("rank,parallel.pp,feasible,step_time_s,", 0), 0u) << csv;
+  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')),
+            plan.at("simulated").get<std::size_t>() + 1);
+  // The written scenario is the winner: `run` on the analytical network gives the plan's step time.
+  const auto run = run_k3sim("run '" + dir + ".yaml' --set network=analytical --samples 0 --json");
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(run.out).at("step_time_s").get<double>(), best.at("step_time_s").get<double>());
+  std::remove((dir + ".csv").c_str());
+  std::remove((dir + ".yaml").c_str());
+}
 
 TEST(SweepCli, PointsBreakingALayoutRuleAreRefusedBeforeSimulationWithTheRule) {
   // K3 with EP 1 or 2 on PP 8: its weights, gradients and optimizer state alone exceed HBM, which a simulation
