@@ -3,23 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/wall_clock.hpp"
 #include "model/totals.hpp"
 
 namespace k3::sweep {
 
-namespace {
-
 using core::InputError;
-
-double wall_clock_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 std::vector<std::int64_t> cluster_ladder(std::int64_t first_nodes, std::int64_t last_nodes) {
   std::vector<std::int64_t> out;
@@ -65,13 +57,13 @@ ClusterPlanResult plan_cluster_size(const std::string& yaml_text, const std::str
     const auto inputs = resolve(gpus);
     auto size_sets = sets;
     size_sets.push_back({"cluster.nodes", std::to_string(nodes)});
-    const double start = wall_clock_s();
+    const double start = core::wall_clock_s();
     auto r = plan_layouts({yaml_text, source, size_sets, inputs}, o);
     ClusterSizeTried t;
     t.gpus = gpus;
     t.candidates = r.candidates;
     t.simulated = r.simulated;
-    t.wall_s = wall_clock_s() - start;
+    t.wall_s = core::wall_clock_s() - start;
     if (!r.ranked.empty() && r.ranked.front().feasible) {
       t.best_step_time_s = r.ranked.front().step_time_s;
       t.meets = *t.best_step_time_s <= out.goal_step_time_s;

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
 
 #include "core/error.hpp"
+#include "core/wall_clock.hpp"
 #include "core/parallel_for.hpp"
 #include "core/units.hpp"
 #include "sim/train/step_simulator.hpp"
@@ -22,10 +22,6 @@ namespace k3::sweep {
 namespace {
 
 using core::InputError;
-
-double plan_clock_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // The model and the cluster are resolved once for the whole search; a key that would change them per
 // candidate is refused rather than silently ignored.
@@ -159,7 +155,7 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   const auto points = expand_grid(out.axes);
   out.candidates = points.size();
 
-  const double start_s = plan_clock_s();
+  const double start_s = core::wall_clock_s();
   // Rules first, on every core: each candidate parsed as `run --set` would and checked without simulating;
   // each survivor's step-time lower bound from its compute alone (train::step_time_lower_bound).
   auto fixes_on_analytical = o.fixes;
@@ -237,7 +233,7 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   }
   if (progress) progress->finish();
   out.simulated = simulated.size();
-  out.search_wall_s = plan_clock_s() - start_s;
+  out.search_wall_s = core::wall_clock_s() - start_s;
 
   // Feasible first by the objective, ties in grid order, so the ranking is deterministic.
   std::stable_sort(simulated.begin(), simulated.end(), [&](const PlanCandidate& a, const PlanCandidate& b) {
@@ -260,11 +256,11 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   for (std::size_t i = 0; i < feasible; ++i) simulated[i].pareto = front[i];
 
   const std::size_t top = std::min<std::size_t>(feasible, static_cast<std::size_t>(o.top_k));
-  const double flow_start_s = plan_clock_s();
+  const double flow_start_s = core::wall_clock_s();
   core::parallel_for(top, o.threads, [&](std::size_t i) {
     simulated[i].flow_step_time_s = simulate_candidate(base, o, simulated[i].settings, "flow", reuse).step_time_s;
   });
-  out.flow_wall_s = plan_clock_s() - flow_start_s;
+  out.flow_wall_s = core::wall_clock_s() - flow_start_s;
   for (std::size_t i = 1; i < top; ++i) {
     if (*simulated[i].flow_step_time_s < *simulated[i - 1].flow_step_time_s) out.flow_changes_ranking = true;
   }

@@ -4,20 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <chrono>
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/wall_clock.hpp"
 #include "core/parallel_for.hpp"
 #include "sweep/pareto.hpp"
 
 namespace k3::sweep {
 
 namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 std::string format_duration(double s) {
   if (s < 60) return fmt::format("{:.0f} s", s);
@@ -45,7 +41,7 @@ PointResult evaluate_point(std::size_t index, const GridPoint& settings, const S
 }
 
 Progress::Progress(std::size_t total, std::FILE* out, bool terminal, std::string label)
-    : total_(total), out_(out), terminal_(terminal), label_(std::move(label)), start_s_(now_s()) {}
+    : total_(total), out_(out), terminal_(terminal), label_(std::move(label)), start_s_(core::wall_clock_s()) {}
 
 void Progress::done_one() {
   std::lock_guard lock(mutex_);
@@ -67,7 +63,7 @@ void Progress::finish() {
 }
 
 void Progress::draw(bool last) {
-  const double t = now_s();
+  const double t = core::wall_clock_s();
   const double elapsed = t - start_s_;
   const double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0;
   const double eta = rate > 0 ? static_cast<double>(total_ - done_) / rate : 0;
