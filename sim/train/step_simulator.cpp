@@ -121,18 +121,25 @@ class StepRun {
       memo.emplace(key, busiest);
       return *(flat = busiest);
     };
-    parallel::PassCosts costs;
-    costs.forward = [&](int r, int c) { return compute_only(r, schedule_.stage_of(r, c), -1, workload::PassPart::forward); };
-    costs.backward = [&](int r, int c) { return compute_only(r, schedule_.stage_of(r, c), -1, workload::PassPart::backward); };
-    costs.weight = [&](int r, int c) { return compute_only(r, schedule_.stage_of(r, c), -1, workload::PassPart::weight); };
-    costs.forward_backward = [&](int r, int f, int b) {
-      return compute_only(r, schedule_.stage_of(r, f), schedule_.stage_of(r, b), workload::PassPart::backward);
-    };
-    costs.p2p = [](int, int) { return SimTime::zero(); };
-    return parallel::execute_pipeline(schedule_, costs).makespan.seconds();
+    return parallel::execute_pipeline(schedule_, costs_by_stage(compute_only)).makespan.seconds();
   }
 
  private:
+  // Pass costs from `per_pass(rank, stage, second stage or -1, part)` (DualPipe's overlapped F&B as the two
+  // stages with part backward), with free transfers between stages.
+  template <class PerPass>
+  parallel::PassCosts costs_by_stage(const PerPass& per_pass) const {
+    parallel::PassCosts c;
+    c.forward = [&](int r, int ch) { return per_pass(r, schedule_.stage_of(r, ch), -1, workload::PassPart::forward); };
+    c.backward = [&](int r, int ch) { return per_pass(r, schedule_.stage_of(r, ch), -1, workload::PassPart::backward); };
+    c.weight = [&](int r, int ch) { return per_pass(r, schedule_.stage_of(r, ch), -1, workload::PassPart::weight); };
+    c.forward_backward = [&](int r, int f, int b) {
+      return per_pass(r, schedule_.stage_of(r, f), schedule_.stage_of(r, b), workload::PassPart::backward);
+    };
+    c.p2p = [](int, int) { return SimTime::zero(); };
+    return c;
+  }
+
   // The layout checked against model and batch, the schedule, the ops of one micro-batch and the stages.
   model::MicroBatch prepare_layout() {
     const auto& L = map_.layout();
@@ -459,15 +466,7 @@ class StepRun {
       if (!fresh && rank < std::get<0>(it->second)) it->second = {rank, f_stage, b_stage, part};
       return SimTime::from_seconds(1e-3);
     };
-    parallel::PassCosts dry;
-    dry.forward = [&](int r, int c) { return want(r, schedule_.stage_of(r, c), -1, workload::PassPart::forward); };
-    dry.backward = [&](int r, int c) { return want(r, schedule_.stage_of(r, c), -1, workload::PassPart::backward); };
-    dry.weight = [&](int r, int c) { return want(r, schedule_.stage_of(r, c), -1, workload::PassPart::weight); };
-    dry.forward_backward = [&](int r, int f, int b) {
-      return want(r, schedule_.stage_of(r, f), schedule_.stage_of(r, b), workload::PassPart::backward);
-    };
-    dry.p2p = [](int, int) { return SimTime::zero(); };
-    (void)parallel::execute_pipeline(schedule_, dry);
+    (void)parallel::execute_pipeline(schedule_, costs_by_stage(want));
 
     std::vector<PassKey> keys;
     std::vector<workload::PassProgram> programs;
