@@ -117,7 +117,7 @@ class PassRun {
     const auto ti = static_cast<std::size_t>(t);
     const auto gpu = static_cast<std::size_t>(p_.threads[ti].gpu_slot);
     stream_busy_[gpu] = true;
-    const auto duration = SimTime::from_seconds(step.duration.seconds() * slowdown_);
+    const auto duration = scaled_compute(step, slowdown_);
     auto& a = accounts_[ti];
     a.stream_wait += sim_.now() - requested;
     a.compute += duration;
@@ -159,6 +159,22 @@ class PassRun {
 PassOutcome execute_pass(const workload::PassProgram& program, engine::Simulator& sim, CollectiveLauncher& launcher,
                          double compute_slowdown, bool record_ops) {
   return PassRun(program, sim, launcher, compute_slowdown, record_ops).run();
+}
+
+SimTime scaled_compute(const workload::ComputeStep& step, double compute_slowdown) {
+  return SimTime::from_seconds(step.duration.seconds() * compute_slowdown);
+}
+
+SimTime busiest_compute_stream(const workload::PassProgram& program, double compute_slowdown) {
+  std::vector<SimTime> per_gpu(program.gpus.size(), SimTime::zero());
+  for (const auto& t : program.threads) {
+    for (const auto& step : t.steps) {
+      if (const auto* c = std::get_if<workload::ComputeStep>(&step)) {
+        per_gpu[static_cast<std::size_t>(t.gpu_slot)] += scaled_compute(*c, compute_slowdown);
+      }
+    }
+  }
+  return per_gpu.empty() ? SimTime::zero() : *std::max_element(per_gpu.begin(), per_gpu.end());
 }
 
 }  // namespace k3::exec

@@ -55,4 +55,12 @@ struct PassOutcome {
 PassOutcome execute_pass(const workload::PassProgram& program, engine::Simulator& sim, CollectiveLauncher& launcher,
                          double compute_slowdown = 1.0, bool record_ops = false);
 
+// How long one compute step runs under `compute_slowdown`, as execute_pass times it.
+core::SimTime scaled_compute(const workload::ComputeStep& step, double compute_slowdown);
+
+// The longest GPU compute stream of the program: the sum of its compute steps on each GPU, as execute_pass
+// times them. No pass can take less, whatever its collectives do (a GPU runs its compute steps one after
+// another).
+core::SimTime busiest_compute_stream(const workload::PassProgram& program, double compute_slowdown);
+
 }  // namespace k3::exec

@@ -96,30 +96,15 @@ class StepRun {
   // start is a max of sums), and the data-parallel phase only adds its exposed time.
   core::Seconds lower_bound() {
     (void)prepare_layout();
-    // By class key, then flat by (stage, second stage, part): the pipeline asks once per pass it runs.
-    std::map<PassKey, SimTime> memo;
-    const auto stages = static_cast<std::size_t>(stages_.size());
-    std::vector<std::optional<SimTime>> by_stage(stages * (stages + 1) * 4);  // 4 PassParts
+    // By class key (stage classes are stage indices): built once per class, looked up once per pass run.
+    const auto stages = stages_.size();
+    std::vector<std::optional<SimTime>> memo(stages * (stages + 1) * 4);  // 4 PassParts
     const auto compute_only = [&](int rank, int f_stage, int b_stage, workload::PassPart part) {
-      auto& flat = by_stage[(static_cast<std::size_t>(f_stage) * (stages + 1) + static_cast<std::size_t>(b_stage + 1)) * 4 +
-                            static_cast<std::size_t>(part)];
-      if (flat) return *flat;
-      const auto key = class_key(f_stage, b_stage, part);
-      if (const auto it = memo.find(key); it != memo.end()) return *(flat = it->second);
-      const auto program = program_of(rank, f_stage, b_stage, part);
-      std::vector<SimTime> per_gpu(program.gpus.size(), SimTime::zero());
-      for (const auto& t : program.threads) {
-        for (const auto& step : t.steps) {
-          if (const auto* c = std::get_if<workload::ComputeStep>(&step)) {
-            // As execute_pass scales each step, so that the rounding is the same.
-            per_gpu[static_cast<std::size_t>(t.gpu_slot)] +=
-                SimTime::from_seconds(c->duration.seconds() * runner_.config().compute_slowdown);
-          }
-        }
-      }
-      const auto busiest = per_gpu.empty() ? SimTime::zero() : *std::max_element(per_gpu.begin(), per_gpu.end());
-      memo.emplace(key, busiest);
-      return *(flat = busiest);
+      const auto [f_class, b_class, part_index] = class_key(f_stage, b_stage, part);
+      auto& m = memo[(static_cast<std::size_t>(f_class) * (stages + 1) + static_cast<std::size_t>(b_class + 1)) * 4 +
+                     static_cast<std::size_t>(part_index)];
+      if (!m) m = exec::busiest_compute_stream(program_of(rank, f_stage, b_stage, part), runner_.config().compute_slowdown);
+      return *m;
     };
     return parallel::execute_pipeline(schedule_, costs_by_stage(compute_only)).makespan.seconds();
   }
