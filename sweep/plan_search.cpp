@@ -16,6 +16,7 @@
 #include "sweep/layout_rules.hpp"
 #include "sweep/layout_space.hpp"
 #include "sweep/pareto.hpp"
+#include "sweep/sweep_output.hpp"
 
 namespace k3::sweep {
 
@@ -116,7 +117,8 @@ bool changes_resolved_inputs(const std::string& key) {
 
 std::vector<std::optional<RuleFailure>> check_points_rules(const PlanBase& base,
                                                            const std::vector<input::Override>& extra,
-                                                           const std::vector<GridPoint>& points, int threads) {
+                                                           const std::vector<GridPoint>& points, int threads,
+                                                           const OnSurvivor& on_survivor) {
   const auto& topo = *base.inputs.topology;
   const ClusterShape cluster{static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(),
                              topo.gpu_type().hbm_bytes};
@@ -126,8 +128,9 @@ std::vector<std::optional<RuleFailure>> check_points_rules(const PlanBase& base,
     overrides.insert(overrides.end(), extra.begin(), extra.end());
     overrides.insert(overrides.end(), points[i].begin(), points[i].end());
     try {
-      refusals[i] = check_layout_rules(input::parse_scenario(base.yaml_text, base.source, overrides),
-                                       base.inputs.model, cluster);
+      const auto step = input::parse_scenario(base.yaml_text, base.source, overrides);
+      refusals[i] = check_layout_rules(step, base.inputs.model, cluster);
+      if (!refusals[i] && on_survivor) on_survivor(i, step);
     } catch (const InputError& e) {
       refusals[i] = RuleFailure{e.where().key.empty() ? std::string("scenario") : e.where().key, e.what()};
     }
@@ -157,30 +160,32 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
 
   const double start_s = core::wall_clock_s();
   // Rules first, on every core: each candidate parsed as `run --set` would and checked without simulating;
-  // each survivor's step-time lower bound from its compute alone (train::step_time_lower_bound).
+  // each survivor's step-time lower bound from its compute alone (train::step_time_lower_bound), on the step
+  // the rules parsed. A bound that cannot be built stays 0: the candidate is simulated and kept with the
+  // reason the simulation gives.
   auto fixes_on_analytical = o.fixes;
   fixes_on_analytical.push_back({"network", "analytical"});
-  const auto refusals = check_points_rules(base, fixes_on_analytical, points, o.threads);
+  std::vector<double> bound_of_point(points.size(), 0.0);
+  const auto refusals = check_points_rules(base, fixes_on_analytical, points, o.threads,
+                                           [&](std::size_t i, const input::Scenario& step) {
+                                             try {
+                                               bound_of_point[i] = train::step_time_lower_bound(
+                                                   step, base.inputs.model, *base.inputs.topology,
+                                                   base.inputs.profile_or_null());
+                                             } catch (const InputError&) {
+                                             }
+                                           });
   std::vector<std::size_t> survivors;
+  std::vector<double> bound_s;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (!refusals[i]) {
       survivors.push_back(i);
+      bound_s.push_back(bound_of_point[i]);
       continue;
     }
     auto& count = out.pruned[refusals[i]->rule];
     if (count.candidates++ == 0) count.example = refusals[i]->message;
   }
-  std::vector<double> bound_s(survivors.size(), 0.0);
-  core::parallel_for(survivors.size(), o.threads, [&](std::size_t k) {
-    try {
-      const auto step = input::parse_scenario(base.yaml_text, base.source,
-                                              candidate_overrides(base, o, points[survivors[k]], "analytical"));
-      bound_s[k] = train::step_time_lower_bound(step, base.inputs.model, *base.inputs.topology,
-                                                base.inputs.profile_or_null());
-    } catch (const InputError&) {
-      bound_s[k] = 0;  // simulated, and kept with the reason the simulation gives
-    }
-  });
 
   // Candidates whose bound misses the goal are out; the rest run best bound first (simulate_best_first).
   // With a fixed GPU count the cost objective ranks as step time does, so the bound serves both.
@@ -331,6 +336,25 @@ nlohmann::json plan_to_json(const PlanResult& r, PlanObjective objective) {
   }
   j["ranked"] = ranked;
   return j;
+}
+
+std::string plan_to_csv(const PlanResult& r) {
+  std::string text = "rank";
+  for (const auto& a : r.axes) text += "," + csv_field(a.key);
+  text += ",feasible,step_time_s,flow_step_time_s,lower_bound_s,tokens_per_s,tokens_per_day,memory_gib,"
+          "memory_headroom_gib,cost_per_trillion_tokens_usd,mfu,pareto,reason\n";
+  int rank = 0;
+  for (const auto& c : r.ranked) {
+    text += std::to_string(++rank);
+    for (const auto& s : c.settings) text += "," + csv_field(s.value);  // one per axis, in axis order
+    text += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{}\n", c.feasible, c.step_time_s,
+                        c.flow_step_time_s ? fmt::format("{}", *c.flow_step_time_s) : "", c.lower_bound_s,
+                        c.tokens_per_s, c.tokens_per_s * 86400, c.memory_bytes / core::kGiB,
+                        c.headroom_bytes() / core::kGiB,
+                        c.cost_per_trillion_tokens_usd ? fmt::format("{}", *c.cost_per_trillion_tokens_usd) : "",
+                        c.mfu, c.pareto, csv_field(c.reason));
+  }
+  return text;
 }
 
 }  // namespace k3::sweep

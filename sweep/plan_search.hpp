@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -92,10 +93,13 @@ struct PlanResult {
 
 // Each point parsed as `k3sim run --set` would (base.sets, then `extra`, then the point) and checked against the
 // layout rules on base.inputs' model and cluster, on `threads` threads: the refusal, or nothing when the point
-// may be simulated. A point that does not parse is refused under the key its InputError names.
+// may be simulated. A point that does not parse is refused under the key its InputError names. `on_survivor`
+// (optional) is called, on the checking thread, with each point that passes and its parsed step.
+using OnSurvivor = std::function<void(std::size_t point, const input::Scenario& step)>;
 std::vector<std::optional<RuleFailure>> check_points_rules(const PlanBase& base,
                                                            const std::vector<input::Override>& extra,
-                                                           const std::vector<GridPoint>& points, int threads);
+                                                           const std::vector<GridPoint>& points, int threads,
+                                                           const OnSurvivor& on_survivor = {});
 
 // Whether a key changes what is resolved once per search (model, cluster, profile), so that the points of a
 // grid over it cannot be checked on one resolved model and cluster.
@@ -109,5 +113,7 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& options);
 std::string runner_up_loses_on(const PlanResult& r);
 
 nlohmann::json plan_to_json(const PlanResult& r, PlanObjective objective);
+// One row per simulated candidate, in rank order: the searched keys, then the figures (units in the headers).
+std::string plan_to_csv(const PlanResult& r);
 
 }  // namespace k3::sweep

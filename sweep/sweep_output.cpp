@@ -27,6 +27,8 @@ constexpr CsvNumber kNumbers[] = {
     {"cost_per_trillion_tokens_usd", "cost_per_trillion_tokens_usd"},
 };
 
+}  // namespace
+
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
@@ -36,8 +38,6 @@ std::string csv_field(const std::string& s) {
   }
   return out + "\"";
 }
-
-}  // namespace
 
 nlohmann::json point_to_json(const PointResult& p) {
   nlohmann::json settings = nlohmann::json::object();

@@ -19,6 +19,9 @@ struct SweepSummary {
   ParetoX pareto_x = ParetoX::gpus;
 };
 
+// One CSV field: quoted (inner quotes doubled) when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string& s);
+
 nlohmann::json sweep_to_json(const SweepSummary& s, const std::vector<PointResult>& results);
 std::string sweep_to_csv(const SweepSummary& s, const std::vector<PointResult>& results);
 // CSV when the path ends in .csv, JSON when it ends in .json; InputError naming --out otherwise.

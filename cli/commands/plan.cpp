@@ -58,10 +58,9 @@ input::Override parse_fix(const std::string& text) {
   }
 }
 
-// The scenario's own cluster resized to `gpus` GPUs (as cluster.nodes), resolved once for the search.
+// The scenario's own cluster resized to `gpus` GPUs (as cluster.nodes; 0: as it is), resolved once for the search.
 input::ScenarioInputs resolve_on(const std::string& text, const std::string& source,
                                  std::vector<input::Override>& sets, std::int64_t gpus, const std::string& profile) {
-  if (gpus < 0) throw core::InputError({"--gpus", "", 0}, fmt::format("{} GPUs", gpus), "a positive number of GPUs");
   auto inputs = input::resolve_scenario(input::parse_scenario(text, source, sets), profile);
   if (gpus == 0) return inputs;
   const auto per_node = inputs.topology->gpus_per_node();
@@ -152,39 +151,6 @@ input::Override gpu_preset(const std::string& type) {
                            "a GPU of a preset (" + all + "), or the scenario's cluster.topology");
   }
   return {"cluster.topology", matches.front()};
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-// One row per simulated candidate, in rank order: the searched keys, then the figures with their units.
-void write_csv(const std::string& path, const sweep::PlanResult& r) {
-  std::string text = "rank";
-  for (const auto& a : r.axes) text += "," + csv_field(a.key);
-  text += ",feasible,step_time_s,flow_step_time_s,lower_bound_s,tokens_per_s,tokens_per_day,memory_gib,"
-          "memory_headroom_gib,cost_per_trillion_tokens_usd,mfu,pareto,reason\n";
-  int rank = 0;
-  for (const auto& c : r.ranked) {
-    text += std::to_string(++rank);
-    for (const auto& a : r.axes) {
-      std::string value;
-      for (const auto& s : c.settings) {
-        if (s.key == a.key) value = s.value;
-      }
-      text += "," + csv_field(value);
-    }
-    text += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{}\n", c.feasible, c.step_time_s,
-                        c.flow_step_time_s ? fmt::format("{}", *c.flow_step_time_s) : "", c.lower_bound_s,
-                        c.tokens_per_s, c.tokens_per_s * 86400, c.memory_bytes / core::kGiB,
-                        c.headroom_bytes() / core::kGiB,
-                        c.cost_per_trillion_tokens_usd ? fmt::format("{}", *c.cost_per_trillion_tokens_usd) : "",
-                        c.mfu, c.pareto, csv_field(c.reason));
-  }
-  core::write_text_file(path, text, "--csv");
 }
 
 // The base scenario with the winner's settings (and cluster size) applied, as a scenario `k3sim run` and
@@ -286,7 +252,7 @@ int plan(const PlanCliOptions& o) {
       print_plan(o, *result);
     }
   }
-  if (result && !o.csv.empty()) write_csv(o.csv, *result);
+  if (result && !o.csv.empty()) core::write_text_file(o.csv, sweep::plan_to_csv(*result), "--csv");
   if (!o.write_best.empty()) {
     if (!result || result->ranked.empty() || !result->ranked.front().feasible) {
       throw core::InputError({"--write-best", "", 0}, "no candidate fits, so there is no best layout to write",
