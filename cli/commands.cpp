@@ -34,7 +34,7 @@ constexpr Command kCommands[] = {
     {"compare", "Simulate scenarios or a scenario's variants side by side, with deltas", attach_compare},
     {"report", "Review pages from saved results: `report diff a.json b.json` for two `run --json` outputs", attach_report},
     {"sweep", "Simulate every point of a grid of scenario overrides; mark the Pareto front", attach_sweep},
-    {"plan", "The best parallel layout on N GPUs, or the smallest cluster for T tokens in D days: prune, bound, simulate, rank", attach_plan},
+    {"plan", "The best parallel layout on N GPUs, the smallest cluster for T tokens in D days, or the smallest serving deployment for an SLO: prune, bound, simulate, rank", attach_plan},
     {"serve", "Replay a request stream on a serving deployment: TTFT/TPOT percentiles, tokens/s per node, goodput", attach_serve},
     {"validate", "Compare predictions with published measurements (DeepSeek-V3, Megatron-LM SC21 Table 1, DeepEP)", attach_validate},
     {"list", "List what is registered by name: networks, schedules, recompute modules, collectives, gpus, models, topologies", attach_list},

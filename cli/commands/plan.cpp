@@ -1,10 +1,10 @@
-// `k3sim plan <scenario.yaml> (--gpus N | --tokens T --days D) [--gpu TYPE] [--objective time|cost]
+// `k3sim plan <scenario.yaml> (--gpus N | --tokens T --days D | --serve RATE) [--gpu TYPE] [--objective time|cost]
 //  [--fix key=value]... [--grid key=values]... [--top K] [--exhaustive] [--set key=value]... [--jobs N]
 //  [--json] [--csv FILE] [--write-best FILE]`: the best parallel layouts of the scenario's model, batch and
 // precision on N GPUs of its cluster (sweep/plan_search.hpp), or the smallest cluster that trains T tokens
 // in D days (sweep/cluster_plan.hpp): candidates pruned by the layout rules, a memory bound and a step-time
 // lower bound before any simulation, the rest simulated on the analytical network, the top K again on the
-// flow network.
+// flow network. With --serve (cli/commands/plan_serve.hpp), the smallest serving deployment that meets an SLO.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -12,10 +12,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <memory>
 #include <optional>
 
+#include "cli/commands/planned_scenario.hpp"
+#include "cli/commands/plan_serve.hpp"
 #include "core/error.hpp"
 #include "core/text_file.hpp"
 #include "core/threads.hpp"
@@ -34,6 +35,10 @@ struct PlanCliOptions {
   std::optional<std::int64_t> gpus;
   std::optional<double> tokens;
   std::optional<double> days;
+  std::optional<double> serve;
+  std::optional<double> ttft;
+  std::optional<double> tpot;
+  double attainment = 0.9;
   std::int64_t max_gpus = 131072;
   std::string gpu;
   bool exhaustive = false;
@@ -153,31 +158,13 @@ input::Override gpu_preset(const std::string& type) {
   return {"cluster.topology", matches.front()};
 }
 
-// The base scenario with the winner's settings (and cluster size) applied, as a scenario `k3sim run` and
-// `k3sim compare` read; paths it refers to are made relative to the file written.
+// The base scenario with the winner's settings (and cluster size) applied.
 void write_best_scenario(const std::string& path, const std::string& text, const std::string& source,
                          std::vector<input::Override> sets, const sweep::PlanCandidate& best) {
   auto root = YAML::Load(text);
   sets.insert(sets.end(), best.settings.begin(), best.settings.end());
   for (const auto& s : sets) input::apply_override(root, s);
-  const auto relocate = [&](YAML::Node node) {
-    if (!node || !node.IsScalar()) return;
-    const auto resolved = input::resolve_relative(node.as<std::string>(), source);
-    if (resolved == node.as<std::string>() && !std::filesystem::path(resolved).has_parent_path()) return;  // a preset
-    const auto dir = std::filesystem::absolute(std::filesystem::path(path)).parent_path();
-    node = std::filesystem::absolute(resolved).lexically_relative(dir).string();
-  };
-  relocate(root["model"]);
-  if (root["cluster"]) relocate(root["cluster"]["topology"]);
-  if (root["expert_load"]) relocate(root["expert_load"]["state"]);
-  relocate(root["profile"]);
-  if (root["name"]) root["name"] = root["name"].as<std::string>() + "-planned";
-  YAML::Emitter out;
-  out << root;
-  core::write_text_file(path,
-                        fmt::format("# Written by `k3sim plan` from {}: its best layout{}.\n{}\n", source,
-                                    sets.empty() ? "" : " (settings applied below)", out.c_str()),
-                        "--write-best");
+  write_planned_scenario(path, root, source, sets.empty() ? "its best layout" : "its best layout (settings applied below)");
 }
 
 void print_cluster_plan(const PlanCliOptions& o, const sweep::ClusterPlanResult& r) {
@@ -201,7 +188,44 @@ void print_cluster_plan(const PlanCliOptions& o, const sweep::ClusterPlanResult&
              r.chosen->gpus, r.chosen->gpus / per_node, r.goal.tokens / r.chosen->ranked.front().tokens_per_s / 86400.0);
 }
 
-int plan(const PlanCliOptions& o) {
+// --serve: the serving goal, which shares --gpu, --max-gpus, --exhaustive, --set, --jobs, --json, --write-best and
+// --profile; the layout-search flags do not apply to it.
+int plan_serve(const PlanCliOptions& o, const CLI::App& command) {
+  if (o.gpus || o.tokens || o.days) {
+    throw core::InputError({"--serve", "", 0}, "plan takes one goal", "--serve alone, or --gpus N, or --tokens T with --days D");
+  }
+  for (const char* flag : {"--fix", "--grid", "--csv", "--objective", "--top"}) {
+    if (command.count(flag) > 0) {
+      throw core::InputError({flag, "", 0}, "is a flag of the layout search, not of --serve",
+                             "with --serve: --ttft, --tpot, --attainment, --gpu, --max-gpus, --exhaustive, --set, --jobs, "
+                             "--json, --write-best, --profile");
+    }
+  }
+  ServePlanCliOptions s;
+  s.scenario = o.scenario;
+  if (!o.gpu.empty()) {
+    const auto preset = gpu_preset(o.gpu);
+    s.sets.push_back(preset.key + "=" + preset.value);
+  }
+  s.sets.insert(s.sets.end(), o.sets.begin(), o.sets.end());
+  s.rate_per_s = *o.serve;
+  s.ttft_s = o.ttft;
+  s.tpot_s = o.tpot;
+  s.attainment = o.attainment;
+  s.max_gpus = command.count("--max-gpus") > 0 ? o.max_gpus : s.max_gpus;
+  s.exhaustive = o.exhaustive;
+  s.threads = core::resolve_threads(o.jobs);
+  s.json = o.json;
+  s.write_best = o.write_best;
+  s.profile = o.profile;
+  return plan_serving_goal(s);
+}
+
+int plan(const PlanCliOptions& o, const CLI::App& command) {
+  if (o.serve) return plan_serve(o, command);
+  for (const char* flag : {"--ttft", "--tpot", "--attainment"}) {
+    if (command.count(flag) > 0) throw core::InputError({flag, "", 0}, "is a flag of --serve", "--serve RATE with it");
+  }
   const std::string text = core::read_text_file(o.scenario, "a scenario YAML file (see scenarios/README.md)");
   std::vector<input::Override> sets;
   if (!o.gpu.empty()) sets.push_back(gpu_preset(o.gpu));
@@ -274,7 +298,12 @@ void attach_plan(CLI::App& command, int& exit_status) {
   sub->add_option("--gpus", o->gpus, "Goal: the best layout on this many GPUs (whole nodes of the scenario's cluster)");
   sub->add_option("--tokens", o->tokens, "Goal: the smallest cluster that trains this many tokens (with --days)");
   sub->add_option("--days", o->days, "... in this many days of training (with --tokens)");
-  sub->add_option("--max-gpus", o->max_gpus, "Largest cluster --tokens/--days tries (default 131072)");
+  sub->add_option("--serve", o->serve, "Goal: the smallest deployment of a serving scenario that serves this many requests/s "
+                                       "(Poisson) within the SLO");
+  sub->add_option("--ttft", o->ttft, "... within this time to first token in seconds (default: the scenario's slo.ttft_s)");
+  sub->add_option("--tpot", o->tpot, "... and this time per output token in seconds (default: the scenario's slo.tpot_s)");
+  sub->add_option("--attainment", o->attainment, "... for this share of the requests (default 0.9)");
+  sub->add_option("--max-gpus", o->max_gpus, "Largest cluster --tokens/--days or --serve tries (default 131072)");
   sub->add_option("--gpu", o->gpu, "GPU type: the cluster preset built of it replaces the scenario's (h200, b200, ...)");
   sub->add_option("--objective", o->objective, "Rank by step time or by cost per 1e12 tokens")
       ->check(CLI::IsMember({"time", "cost"}));
@@ -289,7 +318,7 @@ void attach_plan(CLI::App& command, int& exit_status) {
   sub->add_option("--csv", o->csv, "Write the ranking as CSV, one row per simulated candidate");
   sub->add_option("--write-best", o->write_best, "Write the best layout as a scenario YAML (for run and compare)");
   sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate`");
-  sub->callback([o, &exit_status] { exit_status = plan(*o); });
+  sub->callback([o, sub, &exit_status] { exit_status = plan(*o, *sub); });
 }
 
 }  // namespace k3::cli

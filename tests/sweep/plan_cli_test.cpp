@@ -35,6 +35,14 @@ TEST(PlanCli, BadFlagsExit2NamingTheFlagAndWhatItTakes) {
   expect_refused(kPlanK3 + "--gpus 2048 --fix parallel.tp=2 --grid parallel.tp=1,2", "--fix", "one of --fix");
   expect_refused(kPlanK3 + "--gpus 2048 --grid cluster.nodes=128,256", "--grid", "parallel.*");
   expect_refused(kPlanK3 + "--gpus 2048 --grid parallel.tpp=1,2", "--grid", "parallel");
+  // The serving goal: one goal at a time, its own flags only, a serving scenario.
+  const std::string serving = "plan scenarios/serving/deepseek-v3-h100-96-serving.yaml ";
+  expect_refused(serving + "--serve 8 --gpus 16", "--serve", "one goal");
+  expect_refused(serving + "--serve 8 --fix parallel.tp=2", "--fix", "with --serve");
+  expect_refused(serving + "--serve 0", "--serve", "positive arrival rate");
+  expect_refused(serving + "--serve 8 --attainment 2", "--attainment", "(0, 1]");
+  expect_refused(kPlanK3 + "--gpus 2048 --ttft 2", "--ttft", "--serve RATE");
+  expect_refused(kPlanK3 + "--serve 8", "deployment", "a serving scenario");
 }
 
 
@@ -60,6 +68,27 @@ TEST(PlanCli, WritesTheRankingAsCsvAndTheBestLayoutAsAScenarioRunReproduces) {
   ASSERT_EQ(run.exit_status, 0) << run.err;
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(run.out).at("step_time_s").get<double>(), best.at("step_time_s").get<double>());
   std::remove((dir + ".csv").c_str());
+  std::remove((dir + ".yaml").c_str());
+}
+
+TEST(PlanCli, ServeWritesTheSmallestDeploymentAsAScenarioServeReproduces) {
+  // DeepSeek-V3 on H100 at 16 requests/s (a 20 s stream): 2 nodes, the smallest that holds its weights, meet the
+  // SLO; `serve` on the written scenario measures the plan's attainment and goodput again.
+  const std::string dir = std::string(K3SIM_BINARY_DIR) + "/plan-serve-" + std::to_string(::getpid());
+  const std::string shorter = "--set workload.duration_s=20 --set workload.warmup_s=5 ";
+  const auto r = run_k3sim("plan scenarios/serving/deepseek-v3-h100-96-serving.yaml --serve 16 --ttft 2 --tpot 0.1 " +
+                           shorter + "--json --write-best '" + dir + ".yaml'");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto plan = nlohmann::json::parse(r.out);
+  EXPECT_EQ(plan.at("chosen_nodes").get<int>(), 2);
+  const auto& best = plan.at("ranked").at(0);
+  ASSERT_TRUE(best.at("meets").get<bool>());
+  const auto serve = run_k3sim("serve '" + dir + ".yaml' --json");
+  ASSERT_EQ(serve.exit_status, 0) << serve.err;
+  const auto measured = nlohmann::json::parse(serve.out);
+  EXPECT_DOUBLE_EQ(measured.at("goodput_requests_per_s").get<double>(),
+                   best.at("result").at("goodput_requests_per_s").get<double>());
+  EXPECT_EQ(measured.at("deployment").at("gpus").get<int>(), 16);
   std::remove((dir + ".yaml").c_str());
 }
 
