@@ -109,6 +109,41 @@ double objective_of(const PlanCandidate& c, PlanObjective o) {
   return o == PlanObjective::cost ? c.cost_per_trillion_tokens_usd.value_or(0) : c.step_time_s;
 }
 
+// The band of each of the top K (flow[i] is candidate i's flow run) with the scenario's seed, so that sample s
+// draws every registered number the same for all of them; then each sample's order of the K against the flow
+// network's order.
+void band_of_top(const PlanBase& base, const PlanOptions& o, const std::vector<train::StepResult>& flow,
+                 std::vector<PlanCandidate>& ranked, PlanResult& out) {
+  const double start_s = core::wall_clock_s();
+  std::vector<std::vector<double>> samples;
+  for (std::size_t i = 0; i < flow.size(); ++i) {
+    const auto step = input::parse_scenario(base.yaml_text, base.source, candidate_overrides(base, o, ranked[i].settings, "flow"));
+    train::BandOptions band_options;
+    band_options.samples = o.band_samples;
+    band_options.seed = step.seed;
+    band_options.threads = o.threads;
+    band_options.sensitivity = false;
+    const auto band = train::simulate_step_band(step, base.inputs.model, *base.inputs.topology,
+                                                base.inputs.profile_or_null(), flow[i], band_options);
+    ranked[i].band_step_time_s = band.step_time_s;
+    samples.push_back(band.sample_step_time_s);
+  }
+  const auto order_by = [&](const std::function<double(std::size_t)>& time) {
+    std::vector<std::size_t> order(flow.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return time(a) < time(b); });
+    return order;
+  };
+  const auto nominal = order_by([&](std::size_t i) { return flow[i].step_time_s; });
+  out.band_samples = o.band_samples;
+  for (std::size_t s = 0; s < static_cast<std::size_t>(o.band_samples); ++s) {
+    const auto order = order_by([&](std::size_t i) { return samples[i][s]; });
+    out.band_winner_holds += order.front() == nominal.front() ? 1 : 0;
+    out.band_order_holds += order == nominal ? 1 : 0;
+  }
+  out.band_wall_s = core::wall_clock_s() - start_s;
+}
+
 }  // namespace
 
 bool changes_resolved_inputs(const std::string& key) {
@@ -262,13 +297,16 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
 
   const std::size_t top = std::min<std::size_t>(feasible, static_cast<std::size_t>(o.top_k));
   const double flow_start_s = core::wall_clock_s();
+  std::vector<train::StepResult> flow(top);
   core::parallel_for(top, o.threads, [&](std::size_t i) {
-    simulated[i].flow_step_time_s = simulate_candidate(base, o, simulated[i].settings, "flow", reuse).step_time_s;
+    flow[i] = simulate_candidate(base, o, simulated[i].settings, "flow", reuse);
+    simulated[i].flow_step_time_s = flow[i].step_time_s;
   });
   out.flow_wall_s = core::wall_clock_s() - flow_start_s;
   for (std::size_t i = 1; i < top; ++i) {
     if (*simulated[i].flow_step_time_s < *simulated[i - 1].flow_step_time_s) out.flow_changes_ranking = true;
   }
+  if (o.band_samples > 0 && top > 0) band_of_top(base, o, flow, simulated, out);
   out.ranked = std::move(simulated);
   return out;
 }
@@ -311,6 +349,12 @@ nlohmann::json plan_to_json(const PlanResult& r, PlanObjective objective) {
   j["candidates_per_s"] = r.search_wall_s > 0 ? static_cast<double>(r.candidates) / r.search_wall_s : 0.0;
   j["flow_wall_s"] = r.flow_wall_s;
   j["flow_changes_top_ranking"] = r.flow_changes_ranking;
+  if (r.band_samples > 0) {
+    j["band"] = {{"samples", r.band_samples},
+                 {"winner_holds", r.band_winner_holds},
+                 {"order_holds", r.band_order_holds},
+                 {"wall_s", r.band_wall_s}};
+  }
   j["runner_up_loses_on"] = runner_up_loses_on(r);
   json ranked = json::array();
   for (const auto& c : r.ranked) {
@@ -332,6 +376,9 @@ nlohmann::json plan_to_json(const PlanResult& r, PlanObjective objective) {
     e["lower_bound_s"] = c.lower_bound_s;
     e["pareto"] = c.pareto;
     if (c.flow_step_time_s) e["flow_step_time_s"] = *c.flow_step_time_s;
+    if (c.band_step_time_s) {
+      e["band_step_time_s"] = {{"p10", c.band_step_time_s->p10}, {"p50", c.band_step_time_s->p50}, {"p90", c.band_step_time_s->p90}};
+    }
     ranked.push_back(e);
   }
   j["ranked"] = ranked;
@@ -342,17 +389,20 @@ std::string plan_to_csv(const PlanResult& r) {
   std::string text = "rank";
   for (const auto& a : r.axes) text += "," + csv_field(a.key);
   text += ",feasible,step_time_s,flow_step_time_s,lower_bound_s,tokens_per_s,tokens_per_day,memory_gib,"
-          "memory_headroom_gib,cost_per_trillion_tokens_usd,mfu,pareto,reason\n";
+          "memory_headroom_gib,cost_per_trillion_tokens_usd,mfu,pareto,band_p10_s,band_p90_s,reason\n";
   int rank = 0;
   for (const auto& c : r.ranked) {
     text += std::to_string(++rank);
     for (const auto& s : c.settings) text += "," + csv_field(s.value);  // one per axis, in axis order
-    text += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{}\n", c.feasible, c.step_time_s,
+    const auto band = [&](double train::Quantiles::*q) {
+      return c.band_step_time_s ? fmt::format("{}", (*c.band_step_time_s).*q) : std::string();
+    };
+    text += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", c.feasible, c.step_time_s,
                         c.flow_step_time_s ? fmt::format("{}", *c.flow_step_time_s) : "", c.lower_bound_s,
                         c.tokens_per_s, c.tokens_per_s * 86400, c.memory_bytes / core::kGiB,
                         c.headroom_bytes() / core::kGiB,
                         c.cost_per_trillion_tokens_usd ? fmt::format("{}", *c.cost_per_trillion_tokens_usd) : "",
-                        c.mfu, c.pareto, csv_field(c.reason));
+                        c.mfu, c.pareto, band(&train::Quantiles::p10), band(&train::Quantiles::p90), csv_field(c.reason));
   }
   return text;
 }

@@ -4,7 +4,8 @@
 // first (layout_rules.hpp) and counted under the rule it breaks; the survivors run through the same step
 // simulation as `k3sim run` with the analytical network (no band), on all cores; the feasible ones are
 // ranked by the objective, the Pareto front over (cost or GPUs, step time) is marked, and the top K are
-// simulated again on the flow network, saying whether that changes their order.
+// simulated again on the flow network, saying whether that changes their order, with an uncertainty band
+// (train/step_band.hpp) saying in how many of its paired samples the winner and the order hold.
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "sim/input/scenario_inputs.hpp"
+#include "sim/train/step_band.hpp"
 #include "sweep/grid.hpp"
 #include "sweep/layout_rules.hpp"
 #include "sweep/sweep_runner.hpp"
@@ -29,6 +31,7 @@ struct PlanOptions {
   std::vector<GridAxis> axes;          // --grid: searched keys besides, or instead of, TP, PP and EP
   PlanObjective objective = PlanObjective::time;
   int top_k = 3;                       // re-run on the flow network
+  int band_samples = 16;               // ... each with an uncertainty band of this many paired samples (0: none)
   // The best this many (or top_k, if more) are exact: a candidate whose step-time lower bound shows it
   // cannot enter them is not simulated (counted under kBoundRule). `exhaustive` simulates every survivor.
   std::size_t exact_rows = 10;
@@ -63,6 +66,7 @@ struct PlanCandidate {
   std::map<std::string, double> breakdown_s;           // step time by share (train::StepResult::breakdown)
   bool pareto = false;
   std::optional<double> flow_step_time_s;  // top K only
+  std::optional<train::Quantiles> band_step_time_s;  // top K: P10/P50/P90 of the flow step over the band
   double lower_bound_s = 0;                // train::step_time_lower_bound; 0 when it could not be built
   std::size_t grid_index = 0;              // in the expanded space, for ties
   double headroom_bytes() const { return hbm_bytes - memory_bytes; }
@@ -87,6 +91,13 @@ struct PlanResult {
   std::size_t exact_rows = 0;                  // the ranking's first rows no unsimulated candidate can enter
   std::vector<PlanCandidate> ranked;           // simulated: feasible by objective, then the rest
   bool flow_changes_ranking = false;           // among the top K
+  // The band of the top K: its samples are paired (every candidate sees the same draw of each registered number
+  // in sample s), so each sample ranks them; how many of those rankings keep the flow network's winner first,
+  // and how many keep its whole order.
+  int band_samples = 0;
+  int band_winner_holds = 0;
+  int band_order_holds = 0;
+  double band_wall_s = 0;
   double search_wall_s = 0;                    // rules + analytical simulations
   double flow_wall_s = 0;
 };

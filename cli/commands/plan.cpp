@@ -49,6 +49,7 @@ struct PlanCliOptions {
   std::vector<std::string> grids;
   std::vector<std::string> sets;
   int top = 3;
+  int band = 16;
   int jobs = 0;
   bool json = false;
   std::string profile;
@@ -106,8 +107,9 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
   for (std::size_t i = 0; i < r.ranked.size() && i < std::max<std::size_t>(r.exact_rows, 1); ++i) {
     width = std::max(width, settings_text(r.ranked[i].settings).size());
   }
-  fmt::print("\n {:>4}  {:<{}} {:>10} {:>10} {:>12} {:>12} {:>14} {:>6}\n", "rank", "layout", width, "step (s)", "flow (s)",
-             "tokens/s", "headroom", "$ / 1e12 tok", "MFU");
+  const bool banded = r.band_samples > 0;
+  fmt::print("\n {:>4}  {:<{}} {:>10} {:>10}{} {:>12} {:>12} {:>14} {:>6}\n", "rank", "layout", width, "step (s)", "flow (s)",
+             banded ? fmt::format(" {:>15}", "flow P10-P90 (s)") : std::string(), "tokens/s", "headroom", "$ / 1e12 tok", "MFU");
   // The rows the bound keeps exact; --json and --csv have every simulated candidate.
   const int rows_shown = static_cast<int>(std::max<std::size_t>(r.exact_rows, 1));
   int rank = 0;
@@ -119,9 +121,13 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
                                                              " the ranking is not exhaustive" : "");
       break;
     }
-    fmt::print(" {:>4}  {:<{}} {:>10.3f} {:>10} {:>12.4g} {:>8.1f} GiB {:>14} {:>5.1f}%{}\n", ++rank,
+    const std::string band =
+        !banded ? std::string()
+        : c.band_step_time_s ? fmt::format(" {:>16}", fmt::format("{:.3f}-{:.3f}", c.band_step_time_s->p10, c.band_step_time_s->p90))
+                             : fmt::format(" {:>16}", "-");
+    fmt::print(" {:>4}  {:<{}} {:>10.3f} {:>10}{} {:>12.4g} {:>8.1f} GiB {:>14} {:>5.1f}%{}\n", ++rank,
                settings_text(c.settings), width, c.step_time_s,
-               c.flow_step_time_s ? fmt::format("{:.3f}", *c.flow_step_time_s) : std::string("-"), c.tokens_per_s,
+               c.flow_step_time_s ? fmt::format("{:.3f}", *c.flow_step_time_s) : std::string("-"), band, c.tokens_per_s,
                c.headroom_bytes() / core::kGiB,
                c.cost_per_trillion_tokens_usd ? fmt::format("{:.0f}", *c.cost_per_trillion_tokens_usd) : "-",
                100 * c.mfu, c.pareto ? "  [Pareto]" : "");
@@ -138,6 +144,12 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
   if (rerun > 0) {
     fmt::print("top {} re-run on the flow network in {:.1f} s: {}\n", rerun, r.flow_wall_s,
                r.flow_changes_ranking ? "their order changes" : "same order");
+  }
+  if (banded) {
+    fmt::print("uncertainty band ({} paired samples of the registered numbers' ranges, {:.1f} s): the flow network's "
+               "winner stays first in {} of them, the order of the top {} holds in {}{}\n",
+               r.band_samples, r.band_wall_s, r.band_winner_holds, rerun, r.band_order_holds,
+               r.band_order_holds == r.band_samples ? "" : ": the ranking changes across the band");
   }
 }
 
@@ -194,7 +206,7 @@ int plan_serve(const PlanCliOptions& o, const CLI::App& command) {
   if (o.gpus || o.tokens || o.days) {
     throw core::InputError({"--serve", "", 0}, "plan takes one goal", "--serve alone, or --gpus N, or --tokens T with --days D");
   }
-  for (const char* flag : {"--fix", "--grid", "--csv", "--objective", "--top"}) {
+  for (const char* flag : {"--fix", "--grid", "--csv", "--objective", "--top", "--band"}) {
     if (command.count(flag) > 0) {
       throw core::InputError({flag, "", 0}, "is a flag of the layout search, not of --serve",
                              "with --serve: --ttft, --tpot, --attainment, --gpu, --max-gpus, --exhaustive, --set, --jobs, "
@@ -242,6 +254,7 @@ int plan(const PlanCliOptions& o, const CLI::App& command) {
   for (const auto& g : o.grids) options.axes.push_back(sweep::parse_grid_axis(g));
   options.objective = o.objective == "cost" ? sweep::PlanObjective::cost : sweep::PlanObjective::time;
   options.top_k = o.top;
+  options.band_samples = o.band;
   options.exhaustive = o.exhaustive;
   options.threads = core::resolve_threads(o.jobs);
   options.progress = stderr;
@@ -310,6 +323,8 @@ void attach_plan(CLI::App& command, int& exit_status) {
   sub->add_option("--fix", o->fixes, "Hold a key at one value, out of the search: key=value (repeatable)");
   sub->add_option("--grid", o->grids, "Search a key over values too: key=v1,v2 or key=lo:hi:x2 (repeatable)");
   sub->add_option("--top", o->top, "Re-run the best K on the flow network (default 3)")->check(CLI::NonNegativeNumber);
+  sub->add_option("--band", o->band, "Paired uncertainty-band samples for each of the top K (default 16; 0: none)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_flag("--exhaustive", o->exhaustive,
                 "Simulate every candidate the rules leave, not only those whose lower bound could enter the top 10");
   sub->add_option("--set", o->sets, "Override a key of the base scenario (repeatable)");

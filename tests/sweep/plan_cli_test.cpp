@@ -49,7 +49,7 @@ TEST(PlanCli, BadFlagsExit2NamingTheFlagAndWhatItTakes) {
 TEST(PlanCli, WritesTheRankingAsCsvAndTheBestLayoutAsAScenarioRunReproduces) {
   // Qwen3-235B on 256 H100 with every key but PP fixed: a handful of candidates, milliseconds each.
   const std::string dir = std::string(K3SIM_BINARY_DIR) + "/plan-cli-" + std::to_string(::getpid());
-  const auto r = run_k3sim("plan scenarios/qwen3-235b-h100-256.yaml --gpus 256 --top 0 --fix parallel.tp=2 "
+  const auto r = run_k3sim("plan scenarios/qwen3-235b-h100-256.yaml --gpus 256 --top 2 --band 8 --fix parallel.tp=2 "
                            "--fix parallel.ep=8 --fix parallel.schedule=1f1b --fix parallel.vpp=1 --fix parallel.zero=1 "
                            "--fix batch.micro_batch_seqs=1 --fix recompute=full --fix communication.alltoall=deepep --json "
                            "--csv '" + dir + ".csv' --write-best '" + dir + ".yaml'");
@@ -58,6 +58,18 @@ TEST(PlanCli, WritesTheRankingAsCsvAndTheBestLayoutAsAScenarioRunReproduces) {
   ASSERT_EQ(plan.at("space").size(), 1u);  // PP alone is searched
   const auto& best = plan.at("ranked").at(0);
   ASSERT_TRUE(best.at("feasible").get<bool>());
+  // The top 2 re-run on the flow network, each with a band of 8 paired samples: every sample ranks the two, so
+  // the order (of two) holds exactly when the winner does.
+  const auto& band = plan.at("band");
+  EXPECT_EQ(band.at("samples").get<int>(), 8);
+  EXPECT_EQ(band.at("order_holds").get<int>(), band.at("winner_holds").get<int>());
+  EXPECT_LE(band.at("winner_holds").get<int>(), 8);
+  for (int i : {0, 1}) {
+    const auto& q = plan.at("ranked").at(i).at("band_step_time_s");
+    EXPECT_LE(q.at("p10").get<double>(), q.at("p50").get<double>()) << i;
+    EXPECT_LT(q.at("p10").get<double>(), q.at("p90").get<double>()) << i;  // the ranges move the step
+  }
+  EXPECT_FALSE(plan.at("ranked").at(2).contains("band_step_time_s"));
   // The CSV: a header, then one row per simulated candidate, the searched key first.
   const auto csv = slurp(dir + ".csv");
   EXPECT_EQ(csv.rfind("rank,parallel.pp,feasible,step_time_s,", 0), 0u) << csv;
