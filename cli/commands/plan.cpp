@@ -21,6 +21,8 @@
 #include "core/text_file.hpp"
 #include "core/threads.hpp"
 #include "core/units.hpp"
+#include "core/version.hpp"
+#include "reports/sections/plan.hpp"
 #include "sim/input/scenario_inputs.hpp"
 #include "sweep/cluster_plan.hpp"
 #include "sweep/plan_search.hpp"
@@ -44,6 +46,7 @@ struct PlanCliOptions {
   bool exhaustive = false;
   std::string csv;
   std::string write_best;
+  std::string report;
   std::string objective = "time";
   std::vector<std::string> fixes;
   std::vector<std::string> grids;
@@ -200,13 +203,39 @@ void print_cluster_plan(const PlanCliOptions& o, const sweep::ClusterPlanResult&
              r.chosen->gpus, r.chosen->gpus / per_node, r.goal.tokens / r.chosen->ranked.front().tokens_per_s / 86400.0);
 }
 
+// The command as the report names it: the goal and every option that shapes the search.
+std::string command_text(const PlanCliOptions& o) {
+  std::string out = "k3sim plan " + o.scenario;
+  if (o.gpus) out += fmt::format(" --gpus {}", *o.gpus);
+  if (o.tokens) out += fmt::format(" --tokens {:g}", *o.tokens);
+  if (o.days) out += fmt::format(" --days {:g}", *o.days);
+  if (!o.gpu.empty()) out += " --gpu " + o.gpu;
+  if (o.objective != "time") out += " --objective " + o.objective;
+  for (const auto& f : o.fixes) out += " --fix " + f;
+  for (const auto& g : o.grids) out += " --grid " + g;
+  for (const auto& s : o.sets) out += " --set " + s;
+  out += fmt::format(" --top {} --band {}", o.top, o.band);
+  if (o.exhaustive) out += " --exhaustive";
+  return out;
+}
+
+void write_report(const PlanCliOptions& o, const std::string& text, const nlohmann::json& j) {
+  if (o.report.empty()) return;
+  reports::RunInfo info;
+  info.command = command_text(o);
+  info.version = std::string(core::version_string());
+  info.scenario_name = o.scenario;
+  info.scenario_text = text;
+  reports::write_plan_report(o.report, j, info);
+}
+
 // --serve: the serving goal, which shares --gpu, --max-gpus, --exhaustive, --set, --jobs, --json, --write-best and
 // --profile; the layout-search flags do not apply to it.
 int plan_serve(const PlanCliOptions& o, const CLI::App& command) {
   if (o.gpus || o.tokens || o.days) {
     throw core::InputError({"--serve", "", 0}, "plan takes one goal", "--serve alone, or --gpus N, or --tokens T with --days D");
   }
-  for (const char* flag : {"--fix", "--grid", "--csv", "--objective", "--top", "--band"}) {
+  for (const char* flag : {"--fix", "--grid", "--csv", "--objective", "--top", "--band", "--report"}) {
     if (command.count(flag) > 0) {
       throw core::InputError({flag, "", 0}, "is a flag of the layout search, not of --serve",
                              "with --serve: --ttft, --tpot, --attainment, --gpu, --max-gpus, --exhaustive, --set, --jobs, "
@@ -269,8 +298,10 @@ int plan(const PlanCliOptions& o, const CLI::App& command) {
     };
     auto cluster = sweep::plan_cluster_size(text, o.scenario, sets, {o.tokens.value_or(0), o.days.value_or(0)}, options,
                                               resolve, o.max_gpus);
+    const auto j = sweep::cluster_plan_to_json(cluster, options.objective);
+    write_report(o, text, j);
     if (o.json) {
-      fmt::print("{}\n", sweep::cluster_plan_to_json(cluster, options.objective).dump(1));
+      fmt::print("{}\n", j.dump(1));
     } else {
       print_cluster_plan(o, cluster);
       if (cluster.chosen) print_plan(o, *cluster.chosen);
@@ -283,8 +314,10 @@ int plan(const PlanCliOptions& o, const CLI::App& command) {
     if (*o.gpus < 1) throw core::InputError({"--gpus", "", 0}, fmt::format("{} GPUs", *o.gpus), "a positive number of GPUs");
     const auto inputs = resolve_on(text, o.scenario, result_sets, *o.gpus, o.profile);
     result = sweep::plan_layouts({text, o.scenario, result_sets, inputs}, options);
+    const auto j = sweep::plan_to_json(*result, options.objective);
+    write_report(o, text, j);
     if (o.json) {
-      fmt::print("{}\n", sweep::plan_to_json(*result, options.objective).dump(1));
+      fmt::print("{}\n", j.dump(1));
     } else {
       print_plan(o, *result);
     }
@@ -332,6 +365,9 @@ void attach_plan(CLI::App& command, int& exit_status) {
   sub->add_flag("--json", o->json, "Print the search and its ranking as JSON");
   sub->add_option("--csv", o->csv, "Write the ranking as CSV, one row per simulated candidate");
   sub->add_option("--write-best", o->write_best, "Write the best layout as a scenario YAML (for run and compare)");
+  sub->add_option("--report", o->report,
+                  "Write a self-contained HTML report: verdict, where the candidates went by rule, step time against "
+                  "memory with its Pareto front, the ranking");
   sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate`");
   sub->callback([o, sub, &exit_status] { exit_status = plan(*o, *sub); });
 }
