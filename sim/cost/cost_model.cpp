@@ -88,8 +88,14 @@ double OpCostModel::peak_of(Precision p) const {
   return device_.bf16_flops_per_s;
 }
 
-std::string OpCostModel::quantization_label() const {
-  return std::string(display_name(precision_)) + " quantization";
+std::string_view OpCostModel::quantization_label() const {
+  switch (precision_) {
+    case Precision::bf16: return "BF16 quantization";
+    case Precision::fp8: return "FP8 quantization";
+    case Precision::mxfp8: return "MXFP8 quantization";
+    case Precision::nvfp4: return "NVFP4 quantization";
+  }
+  return "BF16 quantization";
 }
 
 double OpCostModel::fp8_gemm_efficiency(double k, bool grouped) const {
@@ -199,7 +205,7 @@ core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, 
   return flops / rate;
 }
 
-std::string OpCostModel::category(const model::Op& op) {
+std::string_view OpCostModel::category(const model::Op& op) {
   using model::OpKind;
   switch (op.kind) {
     case OpKind::DenseGemm: return op.name.rfind("shared", 0) == 0 ? "shared-expert GEMM" : "dense GEMM";

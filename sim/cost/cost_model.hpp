@@ -8,6 +8,7 @@
 // and 3.2), and a sustained fraction of HBM bandwidth for memory-bound ops.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/cost/calibration_profile.hpp"
@@ -99,13 +100,13 @@ class OpCostModel {
   OpTime time(const model::Op& op) const;
   // Breakdown category of an op ("expert GEMM", "dense GEMM", "attention", "KDA scan", "router",
   // "memory-bound", ...).
-  static std::string category(const model::Op& op);
+  static std::string_view category(const model::Op& op);  // a literal: static storage
 
   const DeviceModel& device() const { return device_; }
   // The precision the linear layers run at: FP8 only when asked for and the GPU has FP8 tensor cores.
   Precision gemm_precision() const { return precision_; }
   // The breakdown label of the quantization kernels: "FP8 quantization", "MXFP8 quantization", ...
-  std::string quantization_label() const;
+  std::string_view quantization_label() const;  // a literal: static storage
   const DefaultEfficiencies& defaults() const { return defaults_; }
   // What the numbers alone do not say (tiles, the FP8 table's span, unfused attention, the profile), for
   // the report's assumptions section; the numbers themselves are listed from the provenance registry.

@@ -17,10 +17,14 @@ class PassRun {
           bool record_ops)
       : p_(p), sim_(sim), launcher_(launcher), slowdown_(slowdown), record_ops_(record_ops),
         launched_at_(p.collectives.size()),
-        pc_(p.threads.size(), 0), accounts_(p.threads.size()), blocked_since_(p.threads.size()),
+        pc_(p.threads.size(), 0), accounts_(p.threads.size()), by_category_(p.threads.size()),
+        blocked_since_(p.threads.size()),
         stream_busy_(p.gpus.size(), false), stream_queue_(p.gpus.size()),
         issued_(p.collectives.size(), 0), done_(p.collectives.size(), false),
-        waiters_(p.collectives.size()) {
+        waiters_(p.collectives.size()), alone_on_gpu_(p.gpus.size(), false) {
+    std::vector<int> threads_on(p.gpus.size(), 0);
+    for (const auto& th : p.threads) ++threads_on[static_cast<std::size_t>(th.gpu_slot)];
+    for (std::size_t g = 0; g < threads_on.size(); ++g) alone_on_gpu_[g] = threads_on[g] == 1;
     for (std::size_t c = 0; c < p.collectives.size(); ++c) {
       K3SIM_ASSERT(!p.participants[c].empty(), "collective without participants");
     }
@@ -33,6 +37,9 @@ class PassRun {
     }
     PassOutcome out;
     out.events = sim_.run();
+    for (std::size_t t = 0; t < accounts_.size(); ++t) {
+      for (const auto& [category, time] : by_category_[t]) accounts_[t].compute_by_category[std::string(category)] += time;
+    }
     out.threads = std::move(accounts_);
     for (auto& op : ops_) {
       op.start = op.start - start;
@@ -117,15 +124,23 @@ class PassRun {
     const auto ti = static_cast<std::size_t>(t);
     const auto gpu = static_cast<std::size_t>(p_.threads[ti].gpu_slot);
     stream_busy_[gpu] = true;
-    const auto duration = scaled_compute(step, slowdown_);
-    auto& a = accounts_[ti];
-    a.stream_wait += sim_.now() - requested;
-    a.compute += duration;
-    a.compute_by_category[step.category] += duration;
-    if (record_ops_) ops_.push_back({static_cast<int>(gpu), t, sim_.now(), sim_.now() + duration, step.category, {}, -1});
-    sim_.schedule_after(duration, [this, t, gpu] {
+    accounts_[ti].stream_wait += sim_.now() - requested;
+    SimTime duration = account(t, gpu, step, sim_.now());
+    std::size_t steps = 1;
+    if (alone_on_gpu_[gpu]) {
+      // No other thread can take this stream, so the thread's next compute steps run back to back whatever
+      // happens elsewhere: one event for the run of them instead of one each (the times are the same sums).
+      const auto& list = p_.threads[ti].steps;
+      for (std::size_t k = pc_[ti] + 1; k < list.size(); ++k) {
+        const auto* next = std::get_if<workload::ComputeStep>(&list[k]);
+        if (next == nullptr) break;
+        duration += account(t, gpu, *next, sim_.now() + duration);
+        ++steps;
+      }
+    }
+    sim_.schedule_after(duration, [this, t, gpu, steps] {
       stream_busy_[gpu] = false;
-      ++pc_[static_cast<std::size_t>(t)];
+      pc_[static_cast<std::size_t>(t)] += steps;
       if (!stream_queue_[gpu].empty()) {
         const auto [next, since] = stream_queue_[gpu].front();
         stream_queue_[gpu].pop_front();
@@ -137,6 +152,31 @@ class PassRun {
     });
   }
 
+  // Books one compute step of thread t starting at `start` on the GPU's stream; returns how long it runs.
+  SimTime account(int t, std::size_t gpu, const workload::ComputeStep& step, SimTime start) {
+    const auto ti = static_cast<std::size_t>(t);
+    const auto duration = scaled_compute(step, slowdown_);
+    accounts_[ti].compute += duration;
+    add_compute(by_category_[ti], step.category, duration);
+    if (record_ops_) {
+      ops_.push_back({static_cast<int>(gpu), t, start, start + duration, std::string(step.category), {}, -1});
+    }
+    return duration;
+  }
+
+  // Compute time by category while the pass runs: a handful of categories, each a literal, so a flat list
+  // found by the literal's address (then by content) instead of a string-keyed map per step.
+  using CategoryTimes = std::vector<std::pair<std::string_view, SimTime>>;
+  static void add_compute(CategoryTimes& times, std::string_view category, SimTime duration) {
+    for (auto& [c, t] : times) {
+      if ((c.data() == category.data() && c.size() == category.size()) || c == category) {
+        t += duration;
+        return;
+      }
+    }
+    times.emplace_back(category, duration);
+  }
+
   const workload::PassProgram& p_;
   engine::Simulator& sim_;
   CollectiveLauncher& launcher_;
@@ -146,12 +186,14 @@ class PassRun {
   std::vector<OpSpan> ops_;
   std::vector<std::size_t> pc_;
   std::vector<ThreadAccount> accounts_;
+  std::vector<CategoryTimes> by_category_;
   std::vector<SimTime> blocked_since_;
   std::vector<bool> stream_busy_;
   std::vector<std::deque<std::pair<int, SimTime>>> stream_queue_;
   std::vector<std::size_t> issued_;
   std::vector<bool> done_;
   std::vector<std::vector<int>> waiters_;
+  std::vector<bool> alone_on_gpu_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -52,7 +53,9 @@ struct CollectiveCall {
 // What one step of a thread does. Op categories name where compute time goes in the breakdown.
 struct ComputeStep {
   core::SimTime duration;
-  std::string category;  // "attention", "expert GEMM", "dense GEMM", "router", "norm & activation", ...
+  // "attention", "expert GEMM", "dense GEMM", "router", "norm & activation", ...: a literal (OpCostModel's
+  // categories), not a copy per step; a pass has hundreds of thousands of steps.
+  std::string_view category;
 };
 struct IssueStep {   // start taking part in a collective, without waiting for it
   int collective = 0;
