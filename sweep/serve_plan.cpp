@@ -315,6 +315,7 @@ ServePlanResult plan_serving(const ServePlanOptions& options, const ResolveServe
       }
       done = end;
     }
+    tried.survivors = survivors.size();
     tried.simulated = done;
     tried.wall_s = core::wall_clock_s() - start;
     if (options.progress != nullptr) {
@@ -344,7 +345,7 @@ nlohmann::json serve_plan_to_json(const ServePlanResult& r) {
     nlohmann::json pruned = nlohmann::json::object();
     for (const auto& [rule, c] : t.pruned) pruned[rule] = {{"candidates", c.candidates}, {"example", c.example}};
     nlohmann::json row{{"nodes", t.nodes},   {"gpus", t.nodes * r.gpus_per_node}, {"candidates", t.candidates},
-                       {"simulated", t.simulated}, {"pruned", pruned}, {"meets", t.meets}, {"wall_s", t.wall_s}};
+                       {"survivors", t.survivors}, {"simulated", t.simulated}, {"pruned", pruned}, {"meets", t.meets}, {"wall_s", t.wall_s}};
     if (t.best_attainment) row["best_slo_attainment"] = *t.best_attainment;
     tried.push_back(row);
   }

@@ -16,9 +16,11 @@
 //               at the largest batch their budget and KV cache allow; a queue that grows without bound misses
 //               the SLO. Colocated instances must carry each phase at its own peak (a necessary condition).
 // Survivors are simulated in order of capacity margin (the smaller of the two phases' capacity over demand),
-// largest first, in rounds of `threads`; a size ends after the round in which one meets the SLO (at least
-// `attainment` of the measured requests within both TTFT and TPOT), or after `max_per_size` simulations
-// (`exhaustive`: all). The answer is the first size where one meets it; among those simulated there, the most
+// largest first, in rounds of 4 (on any thread count, so the same ones are simulated); a size ends after the
+// round in which one meets the SLO (at least `attainment` of the measured requests within both TTFT and TPOT),
+// or after `max_per_size` simulations
+// (`exhaustive`: all survivors; without it a smaller size may keep survivors that were not simulated, which the
+// result counts). The answer is the first size where one meets it; among those simulated there, the most
 // goodput wins, then the most headroom (the smaller of P99 TTFT / SLO and P99 TPOT / SLO, as --search-ratio ranks).
 #include <cstdint>
 #include <cstdio>
@@ -70,7 +72,8 @@ struct ServeRuleCount {
 struct ServeSizeTried {
   int nodes = 0;
   std::size_t candidates = 0;
-  std::size_t simulated = 0;
+  std::size_t survivors = 0;   // passed every rule
+  std::size_t simulated = 0;   // of the survivors; the rest wait behind max_per_size
   std::map<std::string, ServeRuleCount> pruned;
   std::optional<double> best_attainment;  // among those simulated
   bool meets = false;

@@ -214,7 +214,14 @@ std::string command_text(const PlanCliOptions& o) {
   for (const auto& f : o.fixes) out += " --fix " + f;
   for (const auto& g : o.grids) out += " --grid " + g;
   for (const auto& s : o.sets) out += " --set " + s;
-  out += fmt::format(" --top {} --band {}", o.top, o.band);
+  if (o.serve) {
+    out += fmt::format(" --serve {:g}", *o.serve);
+    if (o.ttft) out += fmt::format(" --ttft {:g}", *o.ttft);
+    if (o.tpot) out += fmt::format(" --tpot {:g}", *o.tpot);
+    out += fmt::format(" --attainment {:g}", o.attainment);
+  } else {
+    out += fmt::format(" --top {} --band {}", o.top, o.band);
+  }
   if (o.exhaustive) out += " --exhaustive";
   return out;
 }
@@ -235,11 +242,11 @@ int plan_serve(const PlanCliOptions& o, const CLI::App& command) {
   if (o.gpus || o.tokens || o.days) {
     throw core::InputError({"--serve", "", 0}, "plan takes one goal", "--serve alone, or --gpus N, or --tokens T with --days D");
   }
-  for (const char* flag : {"--fix", "--grid", "--csv", "--objective", "--top", "--band", "--report"}) {
+  for (const char* flag : {"--fix", "--grid", "--csv", "--objective", "--top", "--band"}) {
     if (command.count(flag) > 0) {
       throw core::InputError({flag, "", 0}, "is a flag of the layout search, not of --serve",
                              "with --serve: --ttft, --tpot, --attainment, --gpu, --max-gpus, --exhaustive, --set, --jobs, "
-                             "--json, --write-best, --profile");
+                             "--json, --write-best, --report, --profile");
     }
   }
   ServePlanCliOptions s;
@@ -258,6 +265,8 @@ int plan_serve(const PlanCliOptions& o, const CLI::App& command) {
   s.threads = core::resolve_threads(o.jobs);
   s.json = o.json;
   s.write_best = o.write_best;
+  s.report = o.report;
+  s.command = command_text(o);
   s.profile = o.profile;
   return plan_serving_goal(s);
 }

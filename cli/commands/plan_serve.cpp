@@ -8,6 +8,8 @@
 #include "cli/commands/planned_scenario.hpp"
 #include "core/error.hpp"
 #include "core/text_file.hpp"
+#include "core/version.hpp"
+#include "reports/sections/plan.hpp"
 #include "sim/input/scenario.hpp"
 #include "sim/input/serve_scenario.hpp"
 #include "sweep/serve_plan.hpp"
@@ -41,7 +43,13 @@ void print_serve_plan(const ServePlanCliOptions& o, const sweep::ServePlanResult
     fmt::print("\nno deployment of up to {} GPUs meets the goal: raise --max-gpus, or relax the SLO\n", o.max_gpus);
     return;
   }
-  fmt::print("\nsmallest deployment: {} nodes ({} GPUs)\n\n", *r.chosen_nodes, *r.chosen_nodes * r.gpus_per_node);
+  std::size_t unsimulated = 0;
+  for (const auto& t : r.tried) unsimulated += t.nodes < *r.chosen_nodes ? t.survivors - t.simulated : 0;
+  fmt::print("\nsmallest deployment: {} nodes ({} GPUs){}\n\n", *r.chosen_nodes, *r.chosen_nodes * r.gpus_per_node,
+             unsimulated == 0 ? std::string()
+                              : fmt::format("; {} deployments of fewer nodes passed the rules but were not simulated "
+                                            "(--exhaustive simulates them)",
+                                            unsimulated));
   std::size_t width = 24;
   for (const auto& c : r.ranked) width = std::max(width, sweep::deployment_text(c.deployment, r.gpus_per_node).size());
   fmt::print(" {:>4}  {:<{}} {:>10} {:>14} {:>11} {:>11} {:>14} {:>10}\n", "rank", "deployment", width, "SLO met",
@@ -118,8 +126,17 @@ int plan_serving_goal(const ServePlanCliOptions& o) {
   options.threads = o.threads;
   options.progress = o.json || ::isatty(STDERR_FILENO) == 0 ? nullptr : stderr;
   const auto r = sweep::plan_serving(options, resolve);
+  const auto j = sweep::serve_plan_to_json(r);
+  if (!o.report.empty()) {
+    reports::RunInfo info;
+    info.command = o.command;
+    info.version = std::string(core::version_string());
+    info.scenario_name = o.scenario;
+    info.scenario_text = text;
+    reports::write_serve_plan_report(o.report, j, info);
+  }
   if (o.json) {
-    fmt::print("{}\n", sweep::serve_plan_to_json(r).dump(1));
+    fmt::print("{}\n", j.dump(1));
   } else {
     print_serve_plan(o, r);
   }

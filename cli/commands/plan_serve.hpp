@@ -19,6 +19,8 @@ struct ServePlanCliOptions {
   int threads = 1;
   bool json = false;
   std::string write_best;
+  std::string report;
+  std::string command;  // as the report names it
   std::string profile;
 };
 

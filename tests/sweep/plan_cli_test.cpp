@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "tests/support/run_k3sim.hpp"
 
@@ -24,27 +25,32 @@ void expect_refused(const std::string& args, const std::string& flag, const std:
 }
 
 TEST(PlanCli, BadFlagsExit2NamingTheFlagAndWhatItTakes) {
-  expect_refused(kPlanK3, "--gpus", "--tokens T with --days D");
-  expect_refused(kPlanK3 + "--gpus 2048 --tokens 15e12 --days 60", "--gpus", "one goal");
-  expect_refused(kPlanK3 + "--tokens 15e12", "--days", "positive number of days");
-  expect_refused(kPlanK3 + "--tokens 15e12 --days 60 --gpu tpu", "--gpu", "h200");
-  expect_refused(kPlanK3 + "--gpus 0", "--gpus", "positive");
-  expect_refused(kPlanK3 + "--gpus 2044", "--gpus", "a multiple of 8");
-  expect_refused(kPlanK3 + "--gpus 2048 --objective speed", "--objective", "time");
-  expect_refused(kPlanK3 + "--gpus 2048 --fix parallel.tp", "--fix", "key=value");
-  expect_refused(kPlanK3 + "--gpus 2048 --fix parallel.tp=2 --grid parallel.tp=1,2", "--fix", "one of --fix");
-  expect_refused(kPlanK3 + "--gpus 2048 --grid cluster.nodes=128,256", "--grid", "parallel.*");
-  expect_refused(kPlanK3 + "--gpus 2048 --grid parallel.tpp=1,2", "--grid", "parallel");
-  // The serving goal: one goal at a time, its own flags only, a serving scenario.
   const std::string serving = "plan scenarios/serving/deepseek-v3-h100-96-serving.yaml ";
-  expect_refused(serving + "--serve 8 --gpus 16", "--serve", "one goal");
-  expect_refused(serving + "--serve 8 --fix parallel.tp=2", "--fix", "with --serve");
-  expect_refused(serving + "--serve 0", "--serve", "positive arrival rate");
-  expect_refused(serving + "--serve 8 --attainment 2", "--attainment", "(0, 1]");
-  expect_refused(kPlanK3 + "--gpus 2048 --ttft 2", "--ttft", "--serve RATE");
-  expect_refused(kPlanK3 + "--serve 8", "deployment", "a serving scenario");
+  struct Case {
+    std::string args, flag, allowed;
+  };
+  const std::vector<Case> cases{
+      {kPlanK3, "--gpus", "--tokens T with --days D"},
+      {kPlanK3 + "--gpus 2048 --tokens 15e12 --days 60", "--gpus", "one goal"},
+      {kPlanK3 + "--tokens 15e12", "--days", "positive number of days"},
+      {kPlanK3 + "--tokens 15e12 --days 60 --gpu tpu", "--gpu", "h200"},
+      {kPlanK3 + "--gpus 0", "--gpus", "positive"},
+      {kPlanK3 + "--gpus 2044", "--gpus", "a multiple of 8"},
+      {kPlanK3 + "--gpus 2048 --objective speed", "--objective", "time"},
+      {kPlanK3 + "--gpus 2048 --fix parallel.tp", "--fix", "key=value"},
+      {kPlanK3 + "--gpus 2048 --fix parallel.tp=2 --grid parallel.tp=1,2", "--fix", "one of --fix"},
+      {kPlanK3 + "--gpus 2048 --grid cluster.nodes=128,256", "--grid", "parallel.*"},
+      {kPlanK3 + "--gpus 2048 --grid parallel.tpp=1,2", "--grid", "parallel"},
+      // The serving goal: one goal at a time, its own flags only, a serving scenario.
+      {serving + "--serve 8 --gpus 16", "--serve", "one goal"},
+      {serving + "--serve 8 --fix parallel.tp=2", "--fix", "with --serve"},
+      {serving + "--serve 0", "--serve", "positive arrival rate"},
+      {serving + "--serve 8 --attainment 2", "--attainment", "(0, 1]"},
+      {kPlanK3 + "--gpus 2048 --ttft 2", "--ttft", "--serve RATE"},
+      {kPlanK3 + "--serve 8", "deployment", "a serving scenario"},
+  };
+  for (const auto& c : cases) expect_refused(c.args, c.flag, c.allowed);
 }
-
 
 TEST(PlanCli, WritesTheRankingAsCsvAndTheBestLayoutAsAScenarioRunReproduces) {
   // Qwen3-235B on 256 H100 with every key but PP fixed: a handful of candidates, milliseconds each.
