@@ -226,9 +226,11 @@ std::string command_text(const PlanCliOptions& o) {
   return out;
 }
 
-void write_report(const PlanCliOptions& o, const std::string& text, const nlohmann::json& j) {
+// `seed` is the scenario's, which the top K's bands draw from.
+void write_report(const PlanCliOptions& o, const std::string& text, std::uint64_t seed, const nlohmann::json& j) {
   if (o.report.empty()) return;
   reports::RunInfo info;
+  if (o.band > 0 && o.top > 0) info.seed = seed;
   info.command = command_text(o);
   info.version = std::string(core::version_string());
   info.scenario_name = o.scenario;
@@ -308,7 +310,7 @@ int plan(const PlanCliOptions& o, const CLI::App& command) {
     auto cluster = sweep::plan_cluster_size(text, o.scenario, sets, {o.tokens.value_or(0), o.days.value_or(0)}, options,
                                               resolve, o.max_gpus);
     const auto j = sweep::cluster_plan_to_json(cluster, options.objective);
-    write_report(o, text, j);
+    write_report(o, text, input::parse_scenario(text, o.scenario, sets).seed, j);
     if (o.json) {
       fmt::print("{}\n", j.dump(1));
     } else {
@@ -324,7 +326,7 @@ int plan(const PlanCliOptions& o, const CLI::App& command) {
     const auto inputs = resolve_on(text, o.scenario, result_sets, *o.gpus, o.profile);
     result = sweep::plan_layouts({text, o.scenario, result_sets, inputs}, options);
     const auto j = sweep::plan_to_json(*result, options.objective);
-    write_report(o, text, j);
+    write_report(o, text, inputs.scenario.seed, j);
     if (o.json) {
       fmt::print("{}\n", j.dump(1));
     } else {

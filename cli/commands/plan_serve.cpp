@@ -133,6 +133,7 @@ int plan_serving_goal(const ServePlanCliOptions& o) {
     info.version = std::string(core::version_string());
     info.scenario_name = o.scenario;
     info.scenario_text = text;
+    info.seed = base.spec.seed;  // the request stream's
     reports::write_serve_plan_report(o.report, j, info);
   }
   if (o.json) {
