@@ -75,13 +75,41 @@ std::string settings_text(const GridPoint& point) {
   return out.empty() ? "(base)" : out;
 }
 
+nlohmann::json candidate_to_json(const PlanCandidate& c) {
+  nlohmann::json settings = nlohmann::json::array();
+  for (const auto& o : c.settings) settings.push_back({o.key, o.value});
+  nlohmann::json j{{"settings", settings},         {"feasible", c.feasible},       {"reason", c.reason},
+                   {"step_time_s", c.step_time_s}, {"tokens_per_s", c.tokens_per_s}, {"mfu", c.mfu},
+                   {"memory_bytes", c.memory_bytes}, {"hbm_bytes", c.hbm_bytes},   {"breakdown_s", c.breakdown_s},
+                   {"lower_bound_s", c.lower_bound_s}, {"grid_index", c.grid_index}};
+  if (c.cost_per_trillion_tokens_usd) j["cost"] = *c.cost_per_trillion_tokens_usd;
+  return j;
+}
+
+PlanCandidate candidate_from_json(const nlohmann::json& j) {
+  PlanCandidate c;
+  for (const auto& o : j.at("settings")) c.settings.push_back({o.at(0).get<std::string>(), o.at(1).get<std::string>()});
+  c.feasible = j.at("feasible").get<bool>();
+  c.reason = j.at("reason").get<std::string>();
+  c.step_time_s = j.at("step_time_s").get<double>();
+  c.tokens_per_s = j.at("tokens_per_s").get<double>();
+  c.mfu = j.at("mfu").get<double>();
+  c.memory_bytes = j.at("memory_bytes").get<double>();
+  c.hbm_bytes = j.at("hbm_bytes").get<double>();
+  c.breakdown_s = j.at("breakdown_s").get<std::map<std::string, double>>();
+  c.lower_bound_s = j.at("lower_bound_s").get<double>();
+  c.grid_index = j.at("grid_index").get<std::size_t>();
+  if (j.contains("cost")) c.cost_per_trillion_tokens_usd = j.at("cost").get<double>();
+  return c;
+}
+
 // Best first: candidates in the order of their bounds (`order`), simulated a round at a time; a candidate whose
 // bound exceeds the step time of the `exact`-th best feasible one simulated so far cannot enter the top
 // `exact`, nor can any after it, so the search stops there (exact 0: never). The rounds have a fixed size, not
-// one tied to the thread count, so the set simulated is the same on any number of cores. Returns the first
-// candidates of `order`, simulated; `feasible_times` receives their feasible step times, ascending.
+// one tied to the thread or rank count, so the set simulated is the same on any number of cores. Returns the
+// first candidates of `order`, simulated; `feasible_times` receives their feasible step times, ascending.
 std::vector<PlanCandidate> simulate_best_first(const std::vector<std::size_t>& order, const std::vector<double>& bound_s,
-                                               std::size_t exact, int threads,
+                                               std::size_t exact, const SpreadWork& spread,
                                                const std::function<PlanCandidate(std::size_t)>& simulate,
                                                std::vector<double>& feasible_times) {
   constexpr std::size_t kRound = 16;
@@ -93,9 +121,10 @@ std::vector<PlanCandidate> simulate_best_first(const std::vector<std::size_t>& o
     std::vector<std::size_t> round;
     while (next < order.size() && round.size() < kRound && bound_s[order[next]] <= threshold) round.push_back(order[next++]);
     if (round.empty()) break;
-    std::vector<PlanCandidate> results(round.size());
-    core::parallel_for(round.size(), threads, [&](std::size_t r) { results[r] = simulate(round[r]); });
-    for (auto& c : results) {
+    const auto results =
+        spread(round.size(), [&](std::size_t r) { return candidate_to_json(simulate(round[r])).dump(); });
+    for (const auto& text : results) {
+      auto c = candidate_from_json(nlohmann::json::parse(text));
       if (c.feasible) {
         feasible_times.insert(std::upper_bound(feasible_times.begin(), feasible_times.end(), c.step_time_s), c.step_time_s);
       }
@@ -109,39 +138,40 @@ double objective_of(const PlanCandidate& c, PlanObjective o) {
   return o == PlanObjective::cost ? c.cost_per_trillion_tokens_usd.value_or(0) : c.step_time_s;
 }
 
-// The band of each of the top K (flow[i] is candidate i's flow run) with the scenario's seed, so that sample s
-// draws every registered number the same for all of them; then each sample's order of the K against the flow
-// network's order.
-void band_of_top(const PlanBase& base, const PlanOptions& o, const std::vector<train::StepResult>& flow,
-                 std::vector<PlanCandidate>& ranked, PlanResult& out) {
-  const double start_s = core::wall_clock_s();
-  std::vector<std::vector<double>> samples;
-  for (std::size_t i = 0; i < flow.size(); ++i) {
-    const auto step = input::parse_scenario(base.yaml_text, base.source, candidate_overrides(base, o, ranked[i].settings, "flow"));
-    train::BandOptions band_options;
-    band_options.samples = o.band_samples;
-    band_options.seed = step.seed;
-    band_options.threads = o.threads;
-    band_options.sensitivity = false;
-    const auto band = train::simulate_step_band(step, base.inputs.model, *base.inputs.topology,
-                                                base.inputs.profile_or_null(), flow[i], band_options);
-    ranked[i].band_step_time_s = band.step_time_s;
-    samples.push_back(band.sample_step_time_s);
-  }
+// Candidate `c` again on the flow network and, with `band_samples`, its uncertainty band, drawn with the
+// scenario's seed so that sample s draws every registered number the same for every candidate.
+nlohmann::json flow_and_band(const PlanBase& base, const PlanOptions& o, const PlanCandidate& c, train::StepReuse& reuse) {
+  const auto flow = simulate_candidate(base, o, c.settings, "flow", reuse);
+  nlohmann::json j{{"flow_step_time_s", flow.step_time_s}};
+  if (o.band_samples <= 0) return j;
+  const auto step = input::parse_scenario(base.yaml_text, base.source, candidate_overrides(base, o, c.settings, "flow"));
+  train::BandOptions band_options;
+  band_options.samples = o.band_samples;
+  band_options.seed = step.seed;
+  band_options.threads = 1;  // the candidates share the cores
+  band_options.sensitivity = false;
+  const auto band = train::simulate_step_band(step, base.inputs.model, *base.inputs.topology, base.inputs.profile_or_null(),
+                                              flow, band_options);
+  j["band"] = {band.step_time_s.p10, band.step_time_s.p50, band.step_time_s.p90};
+  j["samples"] = band.sample_step_time_s;
+  return j;
+}
+
+// Each band sample ranks the top K; how many keep the flow network's winner first, and its whole order.
+void band_verdict(const std::vector<double>& flow_s, const std::vector<std::vector<double>>& samples, int n, PlanResult& out) {
   const auto order_by = [&](const std::function<double(std::size_t)>& time) {
-    std::vector<std::size_t> order(flow.size());
+    std::vector<std::size_t> order(flow_s.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return time(a) < time(b); });
     return order;
   };
-  const auto nominal = order_by([&](std::size_t i) { return flow[i].step_time_s; });
-  out.band_samples = o.band_samples;
-  for (std::size_t s = 0; s < static_cast<std::size_t>(o.band_samples); ++s) {
+  const auto nominal = order_by([&](std::size_t i) { return flow_s[i]; });
+  out.band_samples = n;
+  for (std::size_t s = 0; s < static_cast<std::size_t>(n); ++s) {
     const auto order = order_by([&](std::size_t i) { return samples[i][s]; });
     out.band_winner_holds += order.front() == nominal.front() ? 1 : 0;
     out.band_order_holds += order == nominal ? 1 : 0;
   }
-  out.band_wall_s = core::wall_clock_s() - start_s;
 }
 
 }  // namespace
@@ -150,26 +180,38 @@ bool changes_resolved_inputs(const std::string& key) {
   return key == "model" || key.starts_with("cluster.") || key == "cluster" || key == "profile";
 }
 
-std::vector<std::optional<RuleFailure>> check_points_rules(const PlanBase& base,
-                                                           const std::vector<input::Override>& extra,
-                                                           const std::vector<GridPoint>& points, int threads,
-                                                           const OnSurvivor& on_survivor) {
+SpreadWork spread_on_threads(int threads) {
+  return [threads](std::size_t n, const std::function<std::string(std::size_t)>& job) {
+    std::vector<std::string> out(n);
+    core::parallel_for(n, threads, [&](std::size_t i) { out[i] = job(i); });
+    return out;
+  };
+}
+
+std::optional<RuleFailure> check_point_rules(const PlanBase& base, const std::vector<input::Override>& extra,
+                                             const GridPoint& point,
+                                             const std::function<void(const input::Scenario&)>& on_survivor) {
   const auto& topo = *base.inputs.topology;
   const ClusterShape cluster{static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(),
                              topo.gpu_type().hbm_bytes};
+  auto overrides = base.sets;
+  overrides.insert(overrides.end(), extra.begin(), extra.end());
+  overrides.insert(overrides.end(), point.begin(), point.end());
+  try {
+    const auto step = input::parse_scenario(base.yaml_text, base.source, overrides);
+    auto refusal = check_layout_rules(step, base.inputs.model, cluster);
+    if (!refusal && on_survivor) on_survivor(step);
+    return refusal;
+  } catch (const InputError& e) {
+    return RuleFailure{e.where().key.empty() ? std::string("scenario") : e.where().key, e.what()};
+  }
+}
+
+std::vector<std::optional<RuleFailure>> check_points_rules(const PlanBase& base,
+                                                           const std::vector<input::Override>& extra,
+                                                           const std::vector<GridPoint>& points, int threads) {
   std::vector<std::optional<RuleFailure>> refusals(points.size());
-  core::parallel_for(points.size(), threads, [&](std::size_t i) {
-    auto overrides = base.sets;
-    overrides.insert(overrides.end(), extra.begin(), extra.end());
-    overrides.insert(overrides.end(), points[i].begin(), points[i].end());
-    try {
-      const auto step = input::parse_scenario(base.yaml_text, base.source, overrides);
-      refusals[i] = check_layout_rules(step, base.inputs.model, cluster);
-      if (!refusals[i] && on_survivor) on_survivor(i, step);
-    } catch (const InputError& e) {
-      refusals[i] = RuleFailure{e.where().key.empty() ? std::string("scenario") : e.where().key, e.what()};
-    }
-  });
+  core::parallel_for(points.size(), threads, [&](std::size_t i) { refusals[i] = check_point_rules(base, extra, points[i], {}); });
   return refusals;
 }
 
@@ -200,26 +242,29 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   // reason the simulation gives.
   auto fixes_on_analytical = o.fixes;
   fixes_on_analytical.push_back({"network", "analytical"});
-  std::vector<double> bound_of_point(points.size(), 0.0);
-  const auto refusals = check_points_rules(base, fixes_on_analytical, points, o.threads,
-                                           [&](std::size_t i, const input::Scenario& step) {
-                                             try {
-                                               bound_of_point[i] = train::step_time_lower_bound(
-                                                   step, base.inputs.model, *base.inputs.topology,
-                                                   base.inputs.profile_or_null());
-                                             } catch (const InputError&) {
-                                             }
-                                           });
+  const SpreadWork spread = o.spread ? o.spread : spread_on_threads(o.threads);
+  const auto checked = spread(points.size(), [&](std::size_t i) {
+    double bound = 0;
+    const auto refusal = check_point_rules(base, fixes_on_analytical, points[i], [&](const input::Scenario& step) {
+      try {
+        bound = train::step_time_lower_bound(step, base.inputs.model, *base.inputs.topology, base.inputs.profile_or_null());
+      } catch (const InputError&) {
+      }
+    });
+    return (refusal ? nlohmann::json{{"rule", refusal->rule}, {"message", refusal->message}} : nlohmann::json{{"bound", bound}})
+        .dump();
+  });
   std::vector<std::size_t> survivors;
   std::vector<double> bound_s;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    if (!refusals[i]) {
+    const auto j = nlohmann::json::parse(checked[i]);
+    if (j.contains("bound")) {
       survivors.push_back(i);
-      bound_s.push_back(bound_of_point[i]);
+      bound_s.push_back(j.at("bound").get<double>());
       continue;
     }
-    auto& count = out.pruned[refusals[i]->rule];
-    if (count.candidates++ == 0) count.example = refusals[i]->message;
+    auto& count = out.pruned[j.at("rule").get<std::string>()];
+    if (count.candidates++ == 0) count.example = j.at("message").get<std::string>();
   }
 
   // Candidates whose bound misses the goal are out; the rest run best bound first (simulate_best_first).
@@ -261,7 +306,7 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
     return c;
   };
   std::vector<double> feasible_times;  // sorted
-  auto simulated = simulate_best_first(order, bound_s, o.exhaustive ? 0 : exact, o.threads, simulate, feasible_times);
+  auto simulated = simulate_best_first(order, bound_s, o.exhaustive ? 0 : exact, spread, simulate, feasible_times);
   const std::size_t next = simulated.size();
   if (next < order.size()) {
     auto& count = out.pruned[kBoundRule];
@@ -297,16 +342,21 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
 
   const std::size_t top = std::min<std::size_t>(feasible, static_cast<std::size_t>(o.top_k));
   const double flow_start_s = core::wall_clock_s();
-  std::vector<train::StepResult> flow(top);
-  core::parallel_for(top, o.threads, [&](std::size_t i) {
-    flow[i] = simulate_candidate(base, o, simulated[i].settings, "flow", reuse);
-    simulated[i].flow_step_time_s = flow[i].step_time_s;
-  });
-  out.flow_wall_s = core::wall_clock_s() - flow_start_s;
-  for (std::size_t i = 1; i < top; ++i) {
-    if (*simulated[i].flow_step_time_s < *simulated[i - 1].flow_step_time_s) out.flow_changes_ranking = true;
+  const auto reruns = spread(top, [&](std::size_t i) { return flow_and_band(base, o, simulated[i], reuse).dump(); });
+  std::vector<double> flow_s;
+  std::vector<std::vector<double>> samples;
+  for (std::size_t i = 0; i < top; ++i) {
+    const auto j = nlohmann::json::parse(reruns[i]);
+    flow_s.push_back(j.at("flow_step_time_s").get<double>());
+    simulated[i].flow_step_time_s = flow_s.back();
+    if (i > 0 && flow_s[i] < flow_s[i - 1]) out.flow_changes_ranking = true;
+    if (!j.contains("band")) continue;
+    const auto& q = j.at("band");
+    simulated[i].band_step_time_s = train::Quantiles{q.at(0).get<double>(), q.at(1).get<double>(), q.at(2).get<double>()};
+    samples.push_back(j.at("samples").get<std::vector<double>>());
   }
-  if (o.band_samples > 0 && top > 0) band_of_top(base, o, flow, simulated, out);
+  out.flow_wall_s = core::wall_clock_s() - flow_start_s;
+  if (o.band_samples > 0 && top > 0) band_verdict(flow_s, samples, o.band_samples, out);
   out.ranked = std::move(simulated);
   return out;
 }
@@ -352,8 +402,7 @@ nlohmann::json plan_to_json(const PlanResult& r, PlanObjective objective) {
   if (r.band_samples > 0) {
     j["band"] = {{"samples", r.band_samples},
                  {"winner_holds", r.band_winner_holds},
-                 {"order_holds", r.band_order_holds},
-                 {"wall_s", r.band_wall_s}};
+                 {"order_holds", r.band_order_holds}};
   }
   j["runner_up_loses_on"] = runner_up_loses_on(r);
   json ranked = json::array();

@@ -26,6 +26,13 @@ namespace k3::sweep {
 
 enum class PlanObjective { time, cost };
 
+// Runs `n` independent jobs and returns what each returned, in index order. The search hands its rule checks,
+// its rounds of simulations and its top-K re-runs to one of these: spread_on_threads here, or sweep_mpi.hpp's
+// over MPI ranks (every rank calls it with the same jobs and gets every result, so every rank makes the same
+// decisions). Results are text so that they can cross processes.
+using SpreadWork = std::function<std::vector<std::string>(std::size_t n, const std::function<std::string(std::size_t)>& job)>;
+SpreadWork spread_on_threads(int threads);
+
 struct PlanOptions {
   std::vector<input::Override> fixes;  // --fix: keys held at one value (and out of the search)
   std::vector<GridAxis> axes;          // --grid: searched keys besides, or instead of, TP, PP and EP
@@ -40,6 +47,7 @@ struct PlanOptions {
   // (counted under kGoalRule).
   std::optional<double> goal_step_time_s;
   int threads = 1;                     // >= 1
+  SpreadWork spread;                   // empty: spread_on_threads(threads)
   std::FILE* progress = nullptr;       // progress of the simulations (sweep_runner.hpp's Progress), or none
   bool progress_terminal = false;      // redraw one bar in place
 };
@@ -97,20 +105,21 @@ struct PlanResult {
   int band_samples = 0;
   int band_winner_holds = 0;
   int band_order_holds = 0;
-  double band_wall_s = 0;
   double search_wall_s = 0;                    // rules + analytical simulations
-  double flow_wall_s = 0;
+  double flow_wall_s = 0;                      // the top K's flow re-runs and bands
 };
 
-// Each point parsed as `k3sim run --set` would (base.sets, then `extra`, then the point) and checked against the
-// layout rules on base.inputs' model and cluster, on `threads` threads: the refusal, or nothing when the point
-// may be simulated. A point that does not parse is refused under the key its InputError names. `on_survivor`
-// (optional) is called, on the checking thread, with each point that passes and its parsed step.
-using OnSurvivor = std::function<void(std::size_t point, const input::Scenario& step)>;
+// The point parsed as `k3sim run --set` would (base.sets, then `extra`, then the point) and checked against the
+// layout rules on base.inputs' model and cluster: the refusal, or nothing when it may be simulated. A point that
+// does not parse is refused under the key its InputError names. `on_survivor` (optional) gets the parsed step of
+// a point that passes.
+std::optional<RuleFailure> check_point_rules(const PlanBase& base, const std::vector<input::Override>& extra,
+                                             const GridPoint& point,
+                                             const std::function<void(const input::Scenario&)>& on_survivor);
+// check_point_rules for every point, on `threads` threads.
 std::vector<std::optional<RuleFailure>> check_points_rules(const PlanBase& base,
                                                            const std::vector<input::Override>& extra,
-                                                           const std::vector<GridPoint>& points, int threads,
-                                                           const OnSurvivor& on_survivor = {});
+                                                           const std::vector<GridPoint>& points, int threads);
 
 // Whether a key changes what is resolved once per search (model, cluster, profile), so that the points of a
 // grid over it cannot be checked on one resolved model and cluster.

@@ -3,11 +3,13 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/parallel_for.hpp"
 
 namespace k3::sweep {
 
@@ -89,6 +91,54 @@ std::vector<PointResult> run_points_mpi(const MpiSession& mpi, const std::vector
   for (bool s : seen) K3SIM_ASSERT(s, "MPI gather lost a point");
   if (progress) progress->finish();
   return results;
+}
+
+SpreadWork spread_over_ranks(const MpiSession& mpi, int threads) {
+  const int rank = mpi.rank(), size = mpi.size();
+  return [rank, size, threads](std::size_t n, const std::function<std::string(std::size_t)>& job) {
+    std::vector<std::size_t> mine;
+    for (std::size_t i = static_cast<std::size_t>(rank); i < n; i += static_cast<std::size_t>(size)) mine.push_back(i);
+    std::vector<std::string> done(mine.size());
+    core::parallel_for(mine.size(), threads, [&](std::size_t k) { done[k] = job(mine[k]); });
+    // Every rank's results as one blob and their lengths, gathered on every rank.
+    std::string blob;
+    std::vector<std::int64_t> lengths;
+    for (const auto& d : done) {
+      blob += d;
+      lengths.push_back(static_cast<std::int64_t>(d.size()));
+    }
+    const auto gather = [size](const void* data, int count, MPI_Datatype type, std::size_t unit, std::vector<char>& all) {
+      std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size), 0);
+      MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+      int total = 0;
+      for (std::size_t r = 0; r < counts.size(); ++r) {
+        offsets[r] = total;
+        total += counts[r];
+      }
+      all.resize(static_cast<std::size_t>(total) * unit);
+      MPI_Allgatherv(data, count, type, all.data(), counts.data(), offsets.data(), type, MPI_COMM_WORLD);
+      return std::pair{counts, offsets};
+    };
+    std::vector<char> all_lengths, all_blobs;
+    const auto [length_counts, length_offsets] =
+        gather(lengths.data(), static_cast<int>(lengths.size()), MPI_INT64_T, sizeof(std::int64_t), all_lengths);
+    const auto [blob_counts, blob_offsets] = gather(blob.data(), static_cast<int>(blob.size()), MPI_CHAR, 1, all_blobs);
+    std::vector<std::string> out(n);
+    for (int r = 0; r < size; ++r) {
+      const auto ru = static_cast<std::size_t>(r);
+      std::size_t at = static_cast<std::size_t>(blob_offsets[ru]);
+      for (int k = 0; k < length_counts[ru]; ++k) {
+        std::int64_t length = 0;
+        std::memcpy(&length, all_lengths.data() + (static_cast<std::size_t>(length_offsets[ru] + k)) * sizeof(std::int64_t),
+                    sizeof(length));
+        const std::size_t index = ru + static_cast<std::size_t>(k) * static_cast<std::size_t>(size);
+        K3SIM_ASSERT(index < n, "MPI spread returned more results than jobs");
+        out[index] = std::string(all_blobs.data() + at, static_cast<std::size_t>(length));
+        at += static_cast<std::size_t>(length);
+      }
+    }
+    return out;
+  };
 }
 
 }  // namespace k3::sweep

@@ -1,9 +1,11 @@
 #pragma once
 // The sweep over MPI ranks (`mpirun -n R k3sim sweep ...`): a shared counter on rank 0 (MPI-3 atomic
 // fetch-and-add) is the dynamic work queue, so fast and slow points balance themselves without a master
-// loop; results are gathered on rank 0 as JSON and put back in grid order.
+// loop; results are gathered on rank 0 as JSON and put back in grid order. `plan` spreads its jobs with
+// spread_over_ranks.
 #include <vector>
 
+#include "sweep/plan_search.hpp"
 #include "sweep/sweep_runner.hpp"
 
 namespace k3::sweep {
@@ -31,5 +33,9 @@ class MpiSession {
 // vector. `progress` (rank 0 only, may be null) counts points handed out.
 std::vector<PointResult> run_points_mpi(const MpiSession& mpi, const std::vector<GridPoint>& points,
                                         const Simulate& simulate, Progress* progress);
+
+// `plan` under mpirun: job i runs on rank i % size (on `threads` threads there) and every rank gets every
+// result, in index order (MPI_Allgatherv), so that every rank takes the same next step of the search.
+SpreadWork spread_over_ranks(const MpiSession& mpi, int threads);
 
 }  // namespace k3::sweep

@@ -26,6 +26,9 @@
 #include "sim/input/scenario_inputs.hpp"
 #include "sweep/cluster_plan.hpp"
 #include "sweep/plan_search.hpp"
+#ifdef K3SIM_HAVE_MPI
+#include "sweep/sweep_mpi.hpp"
+#endif
 #include "topologies/load.hpp"
 
 namespace k3::cli {
@@ -145,13 +148,13 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
   std::size_t rerun = 0;
   for (const auto& c : r.ranked) rerun += c.flow_step_time_s ? 1 : 0;
   if (rerun > 0) {
-    fmt::print("top {} re-run on the flow network in {:.1f} s: {}\n", rerun, r.flow_wall_s,
+    fmt::print("top {} re-run on the flow network{} in {:.1f} s: {}\n", rerun, banded ? " with their bands" : "", r.flow_wall_s,
                r.flow_changes_ranking ? "their order changes" : "same order");
   }
   if (banded) {
-    fmt::print("uncertainty band ({} paired samples of the registered numbers' ranges, {:.1f} s): the flow network's "
+    fmt::print("uncertainty band ({} paired samples of the registered numbers' ranges): the flow network's "
                "winner stays first in {} of them, the order of the top {} holds in {}{}\n",
-               r.band_samples, r.band_wall_s, r.band_winner_holds, rerun, r.band_order_holds,
+               r.band_samples, r.band_winner_holds, rerun, r.band_order_holds,
                r.band_order_holds == r.band_samples ? "" : ": the ranking changes across the band");
   }
 }
@@ -241,6 +244,12 @@ void write_report(const PlanCliOptions& o, const std::string& text, std::uint64_
 // --serve: the serving goal, which shares --gpu, --max-gpus, --exhaustive, --set, --jobs, --json, --write-best and
 // --profile; the layout-search flags do not apply to it.
 int plan_serve(const PlanCliOptions& o, const CLI::App& command) {
+#ifdef K3SIM_HAVE_MPI
+  if (sweep::launched_by_mpirun()) {
+    throw core::InputError({"--serve", "", 0}, "the serving goal runs in one process (on all its cores), not under mpirun",
+                           "k3sim plan SERVING.yaml --serve RATE without mpirun");
+  }
+#endif
   if (o.gpus || o.tokens || o.days) {
     throw core::InputError({"--serve", "", 0}, "plan takes one goal", "--serve alone, or --gpus N, or --tokens T with --days D");
   }
@@ -299,6 +308,17 @@ int plan(const PlanCliOptions& o, const CLI::App& command) {
   options.threads = core::resolve_threads(o.jobs);
   options.progress = stderr;
   options.progress_terminal = ::isatty(STDERR_FILENO) != 0;
+  // Under mpirun every rank runs the same search, its jobs spread over the ranks; rank 0 writes the outputs.
+  bool quiet = false;
+#ifdef K3SIM_HAVE_MPI
+  std::unique_ptr<sweep::MpiSession> mpi;
+  if (sweep::launched_by_mpirun()) {
+    mpi = std::make_unique<sweep::MpiSession>();
+    options.spread = sweep::spread_over_ranks(*mpi, options.threads);
+    quiet = mpi->rank() != 0;
+    if (quiet) options.progress = nullptr;
+  }
+#endif
 
   std::optional<sweep::PlanResult> result;
   std::vector<input::Override> result_sets = sets;
@@ -309,6 +329,7 @@ int plan(const PlanCliOptions& o, const CLI::App& command) {
     };
     auto cluster = sweep::plan_cluster_size(text, o.scenario, sets, {o.tokens.value_or(0), o.days.value_or(0)}, options,
                                               resolve, o.max_gpus);
+    if (quiet) return 0;
     const auto j = sweep::cluster_plan_to_json(cluster, options.objective);
     write_report(o, text, input::parse_scenario(text, o.scenario, sets).seed, j);
     if (o.json) {
@@ -325,6 +346,7 @@ int plan(const PlanCliOptions& o, const CLI::App& command) {
     if (*o.gpus < 1) throw core::InputError({"--gpus", "", 0}, fmt::format("{} GPUs", *o.gpus), "a positive number of GPUs");
     const auto inputs = resolve_on(text, o.scenario, result_sets, *o.gpus, o.profile);
     result = sweep::plan_layouts({text, o.scenario, result_sets, inputs}, options);
+    if (quiet) return 0;
     const auto j = sweep::plan_to_json(*result, options.objective);
     write_report(o, text, inputs.scenario.seed, j);
     if (o.json) {

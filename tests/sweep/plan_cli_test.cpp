@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -108,6 +111,31 @@ TEST(PlanCli, ServeWritesTheSmallestDeploymentAsAScenarioServeReproduces) {
                    best.at("result").at("goodput_requests_per_s").get<double>());
   EXPECT_EQ(measured.at("deployment").at("gpus").get<int>(), 16);
   std::remove((dir + ".yaml").c_str());
+}
+
+TEST(PlanCli, MpiRanksGiveTheSameRankingAsOneProcess) {
+#ifndef K3SIM_MPIRUN
+  GTEST_SKIP() << "mpirun or the MPI build is missing";
+#else
+  // Rule checks, rounds of simulations and the top 2's flow re-runs with their bands spread over 2 ranks: the same
+  // CSV, bands included, as one process.
+  const std::string dir = std::string(K3SIM_BINARY_DIR) + "/plan-mpi-" + std::to_string(::getpid());
+  const std::string args = " plan scenarios/qwen3-235b-h100-256.yaml --gpus 256 --top 2 --band 4 --fix parallel.tp=2 "
+                           "--fix parallel.schedule=1f1b --fix parallel.vpp=1 --fix parallel.zero=1 "
+                           "--fix batch.micro_batch_seqs=1 --fix communication.alltoall=deepep --csv '";
+  ASSERT_EQ(run_k3sim(args.substr(1) + dir + ".single.csv' --jobs 1").exit_status, 0);
+  // LeakSanitizer and OpenMPI's own allocations: see SweepCli.MpiRanksGiveTheSameOutputsAsOneProcess.
+  const std::string cmd = "cd '" + std::string(K3SIM_SOURCE_DIR) + "' && ASAN_OPTIONS=detect_leaks=0 " + K3SIM_MPIRUN +
+                          " --oversubscribe --allow-run-as-root -n 2 '" + K3SIM_BINARY_DIR + "/k3sim'" + args + dir +
+                          ".mpi.csv' --jobs 1 >/dev/null 2>&1";
+  const int raw = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << cmd;
+  const auto a = slurp(dir + ".single.csv"), b = slurp(dir + ".mpi.csv");
+  std::remove((dir + ".single.csv").c_str());
+  std::remove((dir + ".mpi.csv").c_str());
+  EXPECT_NE(a.find("band_p10_s"), std::string::npos);
+  EXPECT_EQ(a, b);
+#endif
 }
 
 TEST(SweepCli, PointsBreakingALayoutRuleAreRefusedBeforeSimulationWithTheRule) {
