@@ -25,11 +25,12 @@ FlowId FlowNetwork::start_flow(std::span<const NetLinkId> path, Bytes bytes, Flo
   const SimTime now = sim_.now();
   const FlowId id = flows_.size();
   Flow& f = flows_.emplace_back();
-  f.path.reserve(path.size());
+  f.path_begin = path_slots_.size();
+  f.path_size = static_cast<std::uint32_t>(path.size());
   for (NetLinkId l : path) {
-    f.path.push_back(slot(l));
+    path_slots_.push_back(slot(l));
     // Slots are numbered as the max-min system's links: a new slot is its next link.
-    if (f.path.back() == system_.link_count()) system_.add_link(slot_link(f.path.back()).capacity_bytes_per_s);
+    if (path_slots_.back() == system_.link_count()) system_.add_link(slot_link(path_slots_.back()).capacity_bytes_per_s);
   }
   f.size = bytes;
   f.remaining = bytes;
@@ -55,7 +56,7 @@ void FlowNetwork::activate(std::uint64_t id, SimTime now) {
   f.state = State::transferring;
   f.last_update = now;
   f.rate = 0;
-  f.var = system_.add_variable(f.path);
+  f.var = system_.add_variable(path_of(f));
   if (var_to_flow_.size() <= f.var) var_to_flow_.resize(f.var + 1);
   var_to_flow_[f.var] = id;
 }
@@ -70,8 +71,8 @@ SimTime FlowNetwork::next_event_time() {
 
 void FlowNetwork::finish(std::uint64_t id) {
   Flow& f = flows_[id];
-  if (!f.path.empty() && f.size > 0) system_.remove_variable(f.var);
-  for (std::uint32_t l : f.path) finished_bytes_[l] += f.size;
+  if (f.path_size > 0 && f.size > 0) system_.remove_variable(f.var);
+  for (std::uint32_t l : path_of(f)) finished_bytes_[l] += f.size;
   f.state = State::finished;
   f.remaining = 0;
   f.rate = 0;
@@ -113,8 +114,6 @@ void FlowNetwork::advance_to(SimTime now) {
     std::sort(done.begin(), done.end());
     for (std::uint64_t id : done) {
       FlowDone callback = std::move(flows_[id].on_done);
-      flows_[id].path.clear();
-      flows_[id].path.shrink_to_fit();
       if (callback) callback(id, now);
     }
     return;
