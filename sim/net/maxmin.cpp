@@ -6,6 +6,20 @@
 
 namespace k3::net {
 
+std::size_t MaxMinSystem::RouteHash::operator()(std::span<const MaxMinLink> links) const {
+  // FNV-1a over the link ids.
+  std::uint64_t h = 1469598103934665603ull;
+  for (MaxMinLink l : links) {
+    h ^= l;
+    h *= 1099511628211ull;
+  }
+  return static_cast<std::size_t>(h);
+}
+
+bool MaxMinSystem::RouteEqual::operator()(std::span<const MaxMinLink> a, std::span<const MaxMinLink> b) const {
+  return std::ranges::equal(a, b);
+}
+
 MaxMinLink MaxMinSystem::add_link(core::BytesPerSec capacity) {
   K3SIM_ASSERT(capacity > 0, "link capacity must be positive");
   links_.emplace_back();
@@ -20,6 +34,47 @@ void MaxMinSystem::mark_dirty(MaxMinLink link) {
   }
 }
 
+MaxMinSystem::RouteId MaxMinSystem::route_for(std::span<const MaxMinLink> links) {
+  if (const auto it = route_index_.find(links); it != route_index_.end()) return it->second;
+  RouteId id;
+  if (free_routes_.empty()) {
+    id = static_cast<RouteId>(routes_.size());
+    routes_.emplace_back();
+  } else {
+    id = free_routes_.back();
+    free_routes_.pop_back();
+  }
+  Route& r = routes_[id];
+  r.links.assign(links.begin(), links.end());
+  r.slot.resize(links.size());
+  r.weight = 0;
+  r.level = 0;
+  for (std::uint32_t i = 0; i < r.links.size(); ++i) {
+    const MaxMinLink l = r.links[i];
+    K3SIM_ASSERT(l < links_.size(), "max-min variable crosses an unknown link");
+    r.slot[i] = static_cast<std::uint32_t>(links_[l].incidences.size());
+    links_[l].incidences.push_back(Incidence{id, i});
+  }
+  route_index_.emplace(r.links, id);
+  return id;
+}
+
+void MaxMinSystem::drop_route(RouteId id) {
+  Route& r = routes_[id];
+  for (std::uint32_t i = 0; i < r.links.size(); ++i) {
+    Link& link = links_[r.links[i]];
+    const std::uint32_t at = r.slot[i];
+    const Incidence moved = link.incidences.back();
+    link.incidences[at] = moved;
+    routes_[moved.route].slot[moved.position] = at;
+    link.incidences.pop_back();
+  }
+  route_index_.erase(r.links);
+  r.links.clear();
+  r.slot.clear();
+  free_routes_.push_back(id);
+}
+
 MaxMinVariable MaxMinSystem::add_variable(std::span<const MaxMinLink> links, double weight) {
   K3SIM_ASSERT(!links.empty(), "a max-min variable must cross at least one link");
   K3SIM_ASSERT(weight > 0, "a max-min variable needs a positive weight");
@@ -31,45 +86,42 @@ MaxMinVariable MaxMinSystem::add_variable(std::span<const MaxMinLink> links, dou
     id = free_vars_.back();
     free_vars_.pop_back();
   }
+  const RouteId route = route_for(links);
+  Route& r = routes_[route];
   Variable& v = vars_[id];
-  v.links.assign(links.begin(), links.end());
-  v.slot.resize(links.size());
+  v.route = route;
+  v.member_index = static_cast<std::uint32_t>(r.members.size());
   v.weight = weight;
   v.rate = 0;
   v.alive = true;
-  for (std::uint32_t i = 0; i < v.links.size(); ++i) {
-    const MaxMinLink l = v.links[i];
-    K3SIM_ASSERT(l < links_.size(), "max-min variable crosses an unknown link");
-    v.slot[i] = static_cast<std::uint32_t>(links_[l].incidences.size());
-    links_[l].incidences.push_back(Incidence{id, i});
-    mark_dirty(l);
-  }
+  r.members.push_back(id);
+  r.weight += weight;
+  added_.push_back(id);
+  for (MaxMinLink l : r.links) mark_dirty(l);
   return id;
 }
 
 void MaxMinSystem::remove_variable(MaxMinVariable id) {
   K3SIM_ASSERT(alive(id), "removing a dead max-min variable");
   Variable& v = vars_[id];
-  for (std::uint32_t i = 0; i < v.links.size(); ++i) {
-    Link& link = links_[v.links[i]];
-    const std::uint32_t at = v.slot[i];
-    const Incidence moved = link.incidences.back();
-    link.incidences[at] = moved;
-    vars_[moved.var].slot[moved.position] = at;
-    link.incidences.pop_back();
-    mark_dirty(v.links[i]);
-  }
+  Route& r = routes_[v.route];
+  const MaxMinVariable moved = r.members.back();
+  r.members[v.member_index] = moved;
+  vars_[moved].member_index = v.member_index;
+  r.members.pop_back();
+  r.weight -= v.weight;
+  for (MaxMinLink l : r.links) mark_dirty(l);
+  if (r.members.empty()) drop_route(v.route);
   v.alive = false;
   v.rate = 0;
-  v.links.clear();
-  v.slot.clear();
   free_vars_.push_back(id);
 }
 
 void MaxMinSystem::collect_components() {
   ++epoch_;
   component_links_.clear();
-  component_vars_.clear();
+  component_routes_.clear();
+  component_variables_ = 0;
   for (MaxMinLink l : dirty_links_) {
     links_[l].dirty = false;
     if (links_[l].mark != epoch_) {
@@ -78,14 +130,15 @@ void MaxMinSystem::collect_components() {
     }
   }
   dirty_links_.clear();
-  // Breadth-first over the bipartite link/variable graph; component_links_ doubles as the queue.
+  // Breadth-first over the bipartite link/route graph; component_links_ doubles as the queue.
   for (std::size_t head = 0; head < component_links_.size(); ++head) {
     for (const Incidence& inc : links_[component_links_[head]].incidences) {
-      Variable& v = vars_[inc.var];
-      if (v.mark == epoch_) continue;
-      v.mark = epoch_;
-      component_vars_.push_back(inc.var);
-      for (MaxMinLink l : v.links) {
+      Route& r = routes_[inc.route];
+      if (r.mark == epoch_) continue;
+      r.mark = epoch_;
+      component_routes_.push_back(inc.route);
+      component_variables_ += r.members.size();
+      for (MaxMinLink l : r.links) {
         if (links_[l].mark != epoch_) {
           links_[l].mark = epoch_;
           component_links_.push_back(l);
@@ -105,11 +158,11 @@ void MaxMinSystem::fill() {
     link.remaining = link.capacity;
     link.unfixed_weight = 0;
     link.unfixed_count = static_cast<std::uint32_t>(link.incidences.size());
-    for (const Incidence& inc : link.incidences) link.unfixed_weight += vars_[inc.var].weight;
+    for (const Incidence& inc : link.incidences) link.unfixed_weight += routes_[inc.route].weight;
     ++link.version;
     if (link.unfixed_count > 0) heap_.push_back(Share{link.remaining / link.unfixed_weight, l, link.version});
   }
-  for (MaxMinVariable v : component_vars_) vars_[v].fixed = false;
+  for (RouteId r : component_routes_) routes_[r].fixed = false;
   std::make_heap(heap_.begin(), heap_.end(), heap_after);
 
   while (!heap_.empty()) {
@@ -118,16 +171,18 @@ void MaxMinSystem::fill() {
     heap_.pop_back();
     Link& bottleneck = links_[top.link];
     if (top.version != bottleneck.version || bottleneck.unfixed_count == 0) continue;
-    // Every unfixed variable on the bottleneck gets the level; the links they cross lose that capacity.
+    // Every unfixed route on the bottleneck gets the level; the links they cross lose that capacity.
     for (const Incidence& inc : bottleneck.incidences) {
-      Variable& v = vars_[inc.var];
-      if (v.fixed) continue;
-      v.fixed = true;
-      v.new_rate = top.level * v.weight;
-      for (MaxMinLink l : v.links) {
+      Route& r = routes_[inc.route];
+      if (r.fixed) continue;
+      r.fixed = true;
+      r.level_changed = top.level != r.level;
+      r.level = top.level;
+      const double rate = top.level * r.weight;
+      for (MaxMinLink l : r.links) {
         Link& other = links_[l];
-        other.remaining = std::max(0.0, other.remaining - v.new_rate);
-        other.unfixed_weight -= v.weight;
+        other.remaining = std::max(0.0, other.remaining - rate);
+        other.unfixed_weight -= r.weight;
         --other.unfixed_count;
         if (!other.touched) {
           other.touched = true;
@@ -135,8 +190,8 @@ void MaxMinSystem::fill() {
         }
       }
     }
-    // One new share per touched link (not one per fixed variable): saturating a NIC shared by hundreds of
-    // flows would otherwise push hundreds of entries for each link those flows cross.
+    // One new share per touched link (not one per fixed route): saturating a NIC shared by hundreds of
+    // routes would otherwise push hundreds of entries for each link those routes cross.
     for (MaxMinLink l : touched_) {
       Link& other = links_[l];
       other.touched = false;
@@ -155,13 +210,24 @@ const std::vector<MaxMinVariable>& MaxMinSystem::solve() {
   if (dirty_links_.empty()) return changed_;
   collect_components();
   fill();
-  for (MaxMinVariable id : component_vars_) {
+  const auto report = [&](MaxMinVariable id) {
     Variable& v = vars_[id];
-    if (v.new_rate != v.rate) {
-      v.rate = v.new_rate;
+    const double rate = routes_[v.route].level * v.weight;
+    if (v.reported != epoch_ && rate != v.rate) {
+      v.rate = rate;
+      v.reported = epoch_;
       changed_.push_back(id);
     }
+  };
+  for (RouteId r : component_routes_) {
+    if (!routes_[r].level_changed) continue;
+    for (MaxMinVariable id : routes_[r].members) report(id);
   }
+  // A variable that joined a route whose level held still has its first rate to report.
+  for (MaxMinVariable id : added_) {
+    if (vars_[id].alive) report(id);
+  }
+  added_.clear();
 #ifdef K3SIM_CHECK_INVARIANTS
   check_solution();
 #endif
@@ -169,12 +235,12 @@ const std::vector<MaxMinVariable>& MaxMinSystem::solve() {
 }
 
 void MaxMinSystem::check_solution() const {
-  for (MaxMinVariable id : component_vars_) {
-    K3SIM_ASSERT(vars_[id].fixed && vars_[id].rate > 0, "max-min left a variable without a positive rate");
+  for (RouteId r : component_routes_) {
+    K3SIM_ASSERT(routes_[r].fixed && routes_[r].level > 0, "max-min left a route without a positive rate");
   }
   for (MaxMinLink l : component_links_) {
     double load = 0;
-    for (const Incidence& inc : links_[l].incidences) load += vars_[inc.var].rate;
+    for (const Incidence& inc : links_[l].incidences) load += routes_[inc.route].level * routes_[inc.route].weight;
     // Relative slack for the rounding of progressive filling's subtractions.
     K3SIM_ASSERT(load <= links_[l].capacity * (1 + 1e-9), "max-min rates exceed a link's capacity");
   }

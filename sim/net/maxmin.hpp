@@ -6,11 +6,18 @@
 // larger. Progressive filling raises all unfixed variables together, saturates the link with the smallest
 // remaining capacity per unit of unfixed weight, fixes its variables at that level and repeats.
 //
+// Variables that cross the same links (the same route) are solved as one: progressive filling fixes them at
+// the same step at the same level, so a route's variables are one entry of summed weight and each gets
+// level x its weight, which is the same solution. An expert all-to-all keeps several flows on each route
+// (DeepEP's chunks, the collectives of overlapped passes): a K3 step's components held ~6 variables per route.
+//
 // Changes are incremental: adding or removing a variable marks its links dirty, and solve() re-solves only
-// the connected components (links <-> variables) that contain a dirty link. Untouched components keep
-// their rates, which is exact because max-min sharing decomposes over connected components.
+// the connected components (links <-> routes) that contain a dirty link. Untouched components keep their
+// rates, which is exact because max-min sharing decomposes over connected components.
 #include <cstdint>
 #include <span>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/units.hpp"
@@ -32,27 +39,31 @@ class MaxMinSystem {
   bool alive(MaxMinVariable var) const { return var < vars_.size() && vars_[var].alive; }
 
   bool dirty() const { return !dirty_links_.empty(); }
-  // Re-solves the components touched since the last call. Returns the variables whose rate changed
-  // (valid until the next call).
+  // Re-solves the components touched since the last call. Returns the variables whose rate changed, those
+  // added since the last call among them (valid until the next call).
   const std::vector<MaxMinVariable>& solve();
 
+  // As of the last solve(); 0 for a variable added since.
   double rate(MaxMinVariable var) const { return vars_[var].rate; }
   // Variables currently crossing `link`.
   template <typename F>
   void for_each_variable_on(MaxMinLink link, F&& f) const {
-    for (const Incidence& inc : links_[link].incidences) f(inc.var);
+    for (const Incidence& inc : links_[link].incidences) {
+      for (MaxMinVariable v : routes_[inc.route].members) f(v);
+    }
   }
-  // Number of variables solved in the last solve() (the size of the touched components).
-  std::size_t last_component_variables() const { return component_vars_.size(); }
+  // Number of variables solved in the last solve() (those of the touched components).
+  std::size_t last_component_variables() const { return component_variables_; }
 
  private:
+  using RouteId = std::uint32_t;
   struct Incidence {
-    MaxMinVariable var;
-    std::uint32_t position;  // index of this link in the variable's link list
+    RouteId route;
+    std::uint32_t position;  // index of this link in the route's link list
   };
   struct Link {
     core::BytesPerSec capacity = 0;
-    std::vector<Incidence> incidences;
+    std::vector<Incidence> incidences;  // the routes crossing it
     // Solver scratch.
     double remaining = 0;
     double unfixed_weight = 0;
@@ -62,15 +73,34 @@ class MaxMinSystem {
     bool dirty = false;
     bool touched = false;
   };
-  struct Variable {
+  // The variables that cross exactly `links`; exists while it has members.
+  struct Route {
     std::vector<MaxMinLink> links;
-    std::vector<std::uint32_t> slot;  // slot[i]: where this variable sits in links[i]'s incidence list
+    std::vector<std::uint32_t> slot;  // slot[i]: where this route sits in links[i]'s incidence list
+    std::vector<MaxMinVariable> members;
+    double weight = 0;                // the members' weights summed
+    double level = 0;                 // rate per unit weight
+    std::uint64_t mark = 0;
+    bool fixed = false;
+    bool level_changed = false;
+  };
+  struct Variable {
+    RouteId route = 0;
+    std::uint32_t member_index = 0;  // where it sits in its route's member list
     double weight = 1.0;
     double rate = 0;
-    double new_rate = 0;
-    std::uint64_t mark = 0;
+    std::uint64_t reported = 0;      // the solve that last put it in changed_
     bool alive = false;
-    bool fixed = false;
+  };
+  // Routes by their link sequence, looked up with a span (no key built per flow).
+  struct RouteHash {
+    using is_transparent = void;
+    std::size_t operator()(std::span<const MaxMinLink> links) const;
+    std::size_t operator()(const std::vector<MaxMinLink>& links) const { return (*this)(std::span<const MaxMinLink>(links)); }
+  };
+  struct RouteEqual {
+    using is_transparent = void;
+    bool operator()(std::span<const MaxMinLink> a, std::span<const MaxMinLink> b) const;
   };
   struct Share {
     double level;
@@ -78,6 +108,8 @@ class MaxMinSystem {
     std::uint32_t version;
   };
 
+  RouteId route_for(std::span<const MaxMinLink> links);
+  void drop_route(RouteId route);
   void mark_dirty(MaxMinLink link);
   void collect_components();
   void fill();
@@ -86,11 +118,16 @@ class MaxMinSystem {
   void check_solution() const;
 
   std::vector<Link> links_;
+  std::vector<Route> routes_;
+  std::vector<RouteId> free_routes_;
+  std::unordered_map<std::vector<MaxMinLink>, RouteId, RouteHash, RouteEqual> route_index_;
   std::vector<Variable> vars_;
   std::vector<MaxMinVariable> free_vars_;
+  std::vector<MaxMinVariable> added_;  // since the last solve
   std::vector<MaxMinLink> dirty_links_;
   std::vector<MaxMinLink> component_links_;
-  std::vector<MaxMinVariable> component_vars_;
+  std::vector<RouteId> component_routes_;
+  std::size_t component_variables_ = 0;
   std::vector<MaxMinVariable> changed_;
   std::vector<Share> heap_;
   std::vector<MaxMinLink> touched_;
