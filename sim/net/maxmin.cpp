@@ -149,56 +149,129 @@ void MaxMinSystem::collect_components() {
 }
 
 void MaxMinSystem::fill() {
-  const auto heap_after = [](const Share& a, const Share& b) {
-    return a.level > b.level || (a.level == b.level && a.link > b.link);
-  };
-  heap_.clear();
   for (MaxMinLink l : component_links_) {
     Link& link = links_[l];
     link.remaining = link.capacity;
     link.unfixed_weight = 0;
     link.unfixed_count = static_cast<std::uint32_t>(link.incidences.size());
     for (const Incidence& inc : link.incidences) link.unfixed_weight += routes_[inc.route].weight;
-    ++link.version;
-    if (link.unfixed_count > 0) heap_.push_back(Share{link.remaining / link.unfixed_weight, l, link.version});
+    if (link.unfixed_count > 0) link.share = link.remaining / link.unfixed_weight;
   }
   for (RouteId r : component_routes_) routes_[r].fixed = false;
-  std::make_heap(heap_.begin(), heap_.end(), heap_after);
+  if (component_links_.size() <= scan_links_) {
+    fill_by_scan();
+  } else {
+    fill_by_heap();
+  }
+}
 
-  while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), heap_after);
-    const Share top = heap_.back();
-    heap_.pop_back();
-    Link& bottleneck = links_[top.link];
-    if (top.version != bottleneck.version || bottleneck.unfixed_count == 0) continue;
-    // Every unfixed route on the bottleneck gets the level; the links they cross lose that capacity.
-    for (const Incidence& inc : bottleneck.incidences) {
-      Route& r = routes_[inc.route];
-      if (r.fixed) continue;
-      r.fixed = true;
-      r.level_changed = top.level != r.level;
-      r.level = top.level;
-      const double rate = top.level * r.weight;
-      for (MaxMinLink l : r.links) {
-        Link& other = links_[l];
-        other.remaining = std::max(0.0, other.remaining - rate);
-        other.unfixed_weight -= r.weight;
-        --other.unfixed_count;
-        if (!other.touched) {
-          other.touched = true;
-          touched_.push_back(l);
-        }
+// Every unfixed route on the bottleneck gets the level; the links they cross lose that capacity and are
+// listed in touched_.
+void MaxMinSystem::fix_bottleneck(MaxMinLink bottleneck, double level) {
+  for (const Incidence& inc : links_[bottleneck].incidences) {
+    Route& r = routes_[inc.route];
+    if (r.fixed) continue;
+    r.fixed = true;
+    r.level_changed = level != r.level;
+    r.level = level;
+    const double rate = level * r.weight;
+    for (MaxMinLink l : r.links) {
+      Link& other = links_[l];
+      other.remaining = std::max(0.0, other.remaining - rate);
+      other.unfixed_weight -= r.weight;
+      --other.unfixed_count;
+      if (!other.touched) {
+        other.touched = true;
+        touched_.push_back(l);
       }
     }
-    // One new share per touched link (not one per fixed route): saturating a NIC shared by hundreds of
-    // routes would otherwise push hundreds of entries for each link those routes cross.
+  }
+}
+
+void MaxMinSystem::fill_by_scan() {
+  active_.clear();
+  for (MaxMinLink l : component_links_) {
+    Link& link = links_[l];
+    if (link.unfixed_count > 0) active_.push_back(l);
+  }
+  while (!active_.empty()) {
+    MaxMinLink bottleneck = active_.front();
+    for (MaxMinLink l : active_) {
+      const double share = links_[l].share, best = links_[bottleneck].share;
+      if (share < best || (share == best && l < bottleneck)) bottleneck = l;
+    }
+    fix_bottleneck(bottleneck, links_[bottleneck].share);
     for (MaxMinLink l : touched_) {
       Link& other = links_[l];
       other.touched = false;
-      ++other.version;
+      if (other.unfixed_count > 0) other.share = other.remaining / other.unfixed_weight;
+    }
+    touched_.clear();
+    std::erase_if(active_, [&](MaxMinLink l) { return links_[l].unfixed_count == 0; });
+  }
+}
+
+void MaxMinSystem::heap_place(std::uint32_t pos, MaxMinLink link) {
+  heap_[pos] = link;
+  links_[link].heap_pos = pos;
+}
+
+void MaxMinSystem::heap_sift_up(std::uint32_t pos) {
+  const MaxMinLink link = heap_[pos];
+  while (pos > 0) {
+    const std::uint32_t parent = (pos - 1) / 2;
+    if (!heap_before(link, heap_[parent])) break;
+    heap_place(pos, heap_[parent]);
+    pos = parent;
+  }
+  heap_place(pos, link);
+}
+
+void MaxMinSystem::heap_sift_down(std::uint32_t pos) {
+  const MaxMinLink link = heap_[pos];
+  const auto n = static_cast<std::uint32_t>(heap_.size());
+  for (;;) {
+    std::uint32_t child = 2 * pos + 1;
+    if (child >= n) break;
+    if (child + 1 < n && heap_before(heap_[child + 1], heap_[child])) ++child;
+    if (!heap_before(heap_[child], link)) break;
+    heap_place(pos, heap_[child]);
+    pos = child;
+  }
+  heap_place(pos, link);
+}
+
+void MaxMinSystem::heap_remove(std::uint32_t pos) {
+  const MaxMinLink last = heap_.back();
+  heap_.pop_back();
+  if (pos == heap_.size()) return;
+  heap_place(pos, last);
+  heap_sift_up(pos);
+  heap_sift_down(links_[last].heap_pos);
+}
+
+void MaxMinSystem::fill_by_heap() {
+  heap_.clear();
+  for (MaxMinLink l : component_links_) {
+    if (links_[l].unfixed_count > 0) {
+      links_[l].heap_pos = static_cast<std::uint32_t>(heap_.size());
+      heap_.push_back(l);
+    }
+  }
+  for (auto pos = static_cast<std::uint32_t>(heap_.size() / 2); pos-- > 0;) heap_sift_down(pos);
+  while (!heap_.empty()) {
+    const MaxMinLink bottleneck = heap_.front();
+    fix_bottleneck(bottleneck, links_[bottleneck].share);  // leaves it with no unfixed route
+    // Touched links move in place (the bottleneck among them); those left with no unfixed route leave.
+    for (MaxMinLink l : touched_) {
+      Link& other = links_[l];
+      other.touched = false;
       if (other.unfixed_count > 0) {
-        heap_.push_back(Share{other.remaining / other.unfixed_weight, l, other.version});
-        std::push_heap(heap_.begin(), heap_.end(), heap_after);
+        other.share = other.remaining / other.unfixed_weight;
+        heap_sift_up(other.heap_pos);
+        heap_sift_down(other.heap_pos);
+      } else {
+        heap_remove(other.heap_pos);
       }
     }
     touched_.clear();

@@ -186,14 +186,16 @@ std::vector<double> reference_max_min(const std::vector<double>& capacity, const
 
 TEST(MaxMin, AgreesWithPlainProgressiveFillingOnRandomSystemsWithSharedRoutes) {
   // Random systems where most flows repeat one of a few routes (as an all-to-all's chunks do), changed and
-  // re-solved incrementally: every rate matches the one-variable-at-a-time definition to rounding.
+  // re-solved incrementally: every rate matches the one-variable-at-a-time definition to rounding, and the
+  // scan and the heap (a system that scans no component) give the same rates to the bit.
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 50; ++trial) {
-    MaxMinSystem s;
+    MaxMinSystem scan, heap(0);
     std::vector<double> capacity;
     for (int l = 0; l < 6; ++l) {
       capacity.push_back(1.0 + static_cast<double>(rng() % 20));
-      s.add_link(capacity.back());
+      scan.add_link(capacity.back());
+      heap.add_link(capacity.back());
     }
     std::vector<std::vector<MaxMinLink>> route_pool;
     for (int r = 0; r < 4; ++r) {
@@ -204,27 +206,31 @@ TEST(MaxMin, AgreesWithPlainProgressiveFillingOnRandomSystemsWithSharedRoutes) {
       if (route.empty()) route.push_back(static_cast<MaxMinLink>(rng() % 6));
       route_pool.push_back(route);
     }
-    std::vector<k3::net::MaxMinVariable> live;
+    std::vector<k3::net::MaxMinVariable> live;  // the same ids in both systems (same operations)
     std::vector<std::vector<MaxMinLink>> live_routes;
     std::vector<double> live_weights;
     for (int step = 0; step < 12; ++step) {
       if (!live.empty() && rng() % 3 == 0) {
         const std::size_t i = rng() % live.size();
-        s.remove_variable(live[i]);
+        scan.remove_variable(live[i]);
+        heap.remove_variable(live[i]);
         live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
         live_routes.erase(live_routes.begin() + static_cast<std::ptrdiff_t>(i));
         live_weights.erase(live_weights.begin() + static_cast<std::ptrdiff_t>(i));
       } else {
         const auto& route = route_pool[rng() % route_pool.size()];
         const double w = 1.0 + static_cast<double>(rng() % 3);
-        live.push_back(s.add_variable(route, w));
+        live.push_back(scan.add_variable(route, w));
+        ASSERT_EQ(heap.add_variable(route, w), live.back());
         live_routes.push_back(route);
         live_weights.push_back(w);
       }
-      s.solve();
+      scan.solve();
+      heap.solve();
       const auto expected = reference_max_min(capacity, live_routes, live_weights);
       for (std::size_t i = 0; i < live.size(); ++i) {
-        EXPECT_NEAR(s.rate(live[i]), expected[i], 1e-9 * expected[i]) << "trial " << trial << " step " << step;
+        EXPECT_NEAR(scan.rate(live[i]), expected[i], 1e-9 * expected[i]) << "trial " << trial << " step " << step;
+        EXPECT_EQ(scan.rate(live[i]), heap.rate(live[i])) << "trial " << trial << " step " << step;
       }
     }
   }
