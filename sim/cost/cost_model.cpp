@@ -187,8 +187,11 @@ core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, 
       // Block-scaled GEMMs: the measured large-GEMM fraction of the format's peak, reduced by the op's tile and wave
       // quantization like BF16 (the scales are applied by the tensor cores, so no K-dependent promotion cost).
       if (block_scaled(p)) base = block_scaled_.value;
-      const std::string op_class = std::string(grouped ? "grouped_gemm_" : "gemm_") + std::string(to_string(p));
-      rate = profile_rate(op_class, flops).value_or(peak_of(p) * base * shape_eff);
+      rate = peak_of(p) * base * shape_eff;
+      if (profile_ != nullptr) {  // the class name is built only when a profile can answer for it
+        const std::string op_class = std::string(grouped ? "grouped_gemm_" : "gemm_") + std::string(to_string(p));
+        rate = profile_rate(op_class, flops).value_or(rate);
+      }
       break;
     }
     case OpKind::AttentionCore: {

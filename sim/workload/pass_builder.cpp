@@ -1,6 +1,7 @@
 #include "sim/workload/pass_builder.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/error.hpp"
 
@@ -271,8 +272,15 @@ class StagePassBuilder {
   }
 
   void compute(const Op& op, int block, bool backward, bool with_wgrad = true, bool only_wgrad = false) {
+    // What a GPU computes depends only on its EP rank (routed ops) or on nothing (the rest): one cost per
+    // distinct local op, not one per GPU of the block (a K3 block has 512 GPUs and 128 EP ranks).
+    const auto ep_rank = [&](int g) { return ctx_.ep_index.empty() ? 0 : ctx_.ep_index[static_cast<std::size_t>(g)]; };
+    cost_of_rank_.clear();
     for (int g = 0; g < threads(); ++g) {
-      const auto t = ctx_.cost->time(local_op(op, block, g));
+      const auto key = static_cast<std::size_t>(op.routed ? ep_rank(g) : 0);
+      if (key >= cost_of_rank_.size()) cost_of_rank_.resize(key + 1);
+      if (!cost_of_rank_[key]) cost_of_rank_[key] = ctx_.cost->time(local_op(op, block, g));
+      const cost::OpTime& t = *cost_of_rank_[key];
       double s = 0, quant = 0;
       if (!backward) {
         s = t.fwd, quant = t.fwd_quant;
@@ -391,6 +399,7 @@ class StagePassBuilder {
   const PassBuildContext& ctx_;
   PassPart part_;
   int first_;
+  std::vector<std::optional<cost::OpTime>> cost_of_rank_;  // compute()'s scratch, by EP rank
 };
 
 }  // namespace
