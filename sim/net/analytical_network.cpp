@@ -15,8 +15,9 @@ FlowId AnalyticalNetwork::start_flow(std::span<const NetLinkId> path, Bytes byte
   const SimTime now = sim_.now();
   const FlowId id = flows_.size();
   Flow& f = flows_.emplace_back();
-  f.path.reserve(path.size());
-  for (NetLinkId l : path) f.path.push_back(slot(l));
+  f.path_begin = path_slots_.size();
+  f.path_size = static_cast<std::uint32_t>(path.size());
+  for (NetLinkId l : path) path_slots_.push_back(slot(l));
   link_free_.resize(finished_bytes_.size(), SimTime::zero());
   batch_start_.resize(finished_bytes_.size(), SimTime::zero());
   batch_load_.resize(finished_bytes_.size(), 0.0);
@@ -43,7 +44,7 @@ void AnalyticalNetwork::settle_batch() {
   // A link starts on the batch when its earliest flow has paid its latency.
   for (std::uint64_t id : batch_) {
     const Flow& f = flows_[id];
-    for (std::uint32_t l : f.path) {
+    for (std::uint32_t l : path_of(f)) {
       if (batch_load_[l] == 0) {
         touched_.push_back(l);
         batch_start_[l] = f.transfer_start;
@@ -60,9 +61,9 @@ void AnalyticalNetwork::settle_batch() {
   touched_.clear();
   for (std::uint64_t id : batch_) {
     Flow& f = flows_[id];
-    BytesPerSec bottleneck = slot_link(f.path.front()).capacity_bytes_per_s;
+    BytesPerSec bottleneck = slot_link(path_slots_[f.path_begin]).capacity_bytes_per_s;
     SimTime drained = f.transfer_start;
-    for (std::uint32_t l : f.path) {
+    for (std::uint32_t l : path_of(f)) {
       bottleneck = std::min(bottleneck, slot_link(l).capacity_bytes_per_s);
       drained = std::max(drained, link_free_[l]);
     }
@@ -89,7 +90,7 @@ void AnalyticalNetwork::advance_to(SimTime now) {
   for (std::uint64_t id : done) {
     Flow& f = flows_[id];
     f.done = true;
-    for (std::uint32_t l : f.path) finished_bytes_[l] += f.size;
+    for (std::uint32_t l : path_of(f)) finished_bytes_[l] += f.size;
     --active_flows_;
   }
   // Compact lazily so that a long run of single completions stays linear overall.
@@ -112,7 +113,7 @@ Bytes AnalyticalNetwork::link_bytes(NetLinkId link) const {
   const SimTime now = sim_.now();
   for (std::uint64_t id : running_) {
     const Flow& f = flows_[id];
-    if (f.done || now <= f.transfer_start || std::find(f.path.begin(), f.path.end(), *s) == f.path.end()) continue;
+    if (f.done || now <= f.transfer_start || std::ranges::find(path_of(f), *s) == path_of(f).end()) continue;
     const double span = (f.finish - f.transfer_start).seconds();
     total += span > 0 ? f.size * std::min(1.0, (now - f.transfer_start).seconds() / span) : f.size;
   }

@@ -15,8 +15,10 @@ struct CollectiveEngine::Running {
   std::size_t ranks = 0;
   CollectiveDone on_done;
   SimTime start;
-  std::vector<std::uint32_t> waiting;                  // unmet dependencies per transfer
-  std::vector<std::vector<std::uint32_t>> successors;  // per transfer
+  std::vector<std::uint32_t> waiting;  // unmet dependencies per transfer
+  // Transfer t's successors are successors[successor_begin[t] .. successor_begin[t + 1]).
+  std::vector<std::uint32_t> successor_begin;
+  std::vector<std::uint32_t> successors;
   std::size_t remaining = 0;
   // Conservation check: what the plan's flows put on the network must arrive before the collective ends.
   core::Bytes bytes_sent = 0;
@@ -46,15 +48,22 @@ CollectiveId CollectiveEngine::start(CollectivePlan plan, CollectiveOp op, std::
   const std::size_t n = plan.transfers.size();
   // Filled locally and moved in: GCC 12 reports a false null dereference for resize() through run->.
   std::vector<std::uint32_t> waiting(n, 0u);
-  std::vector<std::vector<std::uint32_t>> successors(n);
+  std::vector<std::uint32_t> successor_begin(n + 1, 0u);
   for (std::uint32_t t = 0; t < n; ++t) {
     for (std::uint32_t before : plan.transfers[t].after) {
       K3SIM_ASSERT(before < t, "collective plan dependency points forward");
-      successors[before].push_back(t);
+      ++successor_begin[before + 1];
     }
     waiting[t] = static_cast<std::uint32_t>(plan.transfers[t].after.size());
   }
+  for (std::size_t t = 0; t < n; ++t) successor_begin[t + 1] += successor_begin[t];
+  std::vector<std::uint32_t> successors(successor_begin[n]);
+  std::vector<std::uint32_t> fill(successor_begin.begin(), successor_begin.end() - 1);
+  for (std::uint32_t t = 0; t < n; ++t) {
+    for (std::uint32_t before : plan.transfers[t].after) successors[fill[before]++] = t;
+  }
   run->waiting = std::move(waiting);
+  run->successor_begin = std::move(successor_begin);
   run->successors = std::move(successors);
   run->remaining = n;
   run->plan = std::move(plan);
@@ -97,7 +106,8 @@ void CollectiveEngine::transfer_done(CollectiveId id, std::uint32_t t) {
   const Transfer& tr = run.plan.transfers[t];
   if (!tr.barrier) run.bytes_received += tr.bytes;
   --run.remaining;
-  for (std::uint32_t next : run.successors[t]) {
+  for (std::uint32_t s = run.successor_begin[t]; s < run.successor_begin[t + 1]; ++s) {
+    const std::uint32_t next = run.successors[s];
     if (--run.waiting[next] == 0) launch(run, next);
   }
   if (run.remaining == 0) finish(id);

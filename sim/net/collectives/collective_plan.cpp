@@ -27,7 +27,7 @@ std::uint32_t add(CollectivePlan& plan, Transfer t) {
 std::uint32_t barrier(CollectivePlan& plan, std::vector<std::uint32_t> after) {
   Transfer t;
   t.barrier = true;
-  t.after = std::move(after);
+  t.after.assign(after.begin(), after.end());
   return add(plan, std::move(t));
 }
 
@@ -42,7 +42,7 @@ std::vector<std::uint32_t> append_ring(CollectivePlan& plan, const std::vector<G
     for (std::size_t r = 0; r < n; ++r) {
       Transfer t{ring[r], ring[(r + 1) % n], chunk, false, {}};
       if (s == 0) {
-        t.after = start_after;
+        t.after.assign(start_after.begin(), start_after.end());
       } else {
         t.after = {previous[r], previous[(r + n - 1) % n]};
       }

@@ -2,6 +2,8 @@
 // A collective algorithm expanded into transfers between GPUs with dependencies: a transfer starts when
 // every transfer it waits for has finished. Rings, phases, pipelines and all-to-alls are all such DAGs,
 // so one runner (collective_engine.hpp) executes every algorithm on either network model.
+#include <boost/container/small_vector.hpp>
+
 #include <cstdint>
 #include <vector>
 
@@ -13,7 +15,9 @@ struct Transfer {
   topo::GpuId src = 0, dst = 0;
   core::Bytes bytes = 0;
   bool barrier = false;              // no data: completes as soon as its dependencies have
-  std::vector<std::uint32_t> after;  // indices of transfers that must finish first (all smaller)
+  // Indices of transfers that must finish first (all smaller). Inline for up to two: a ring step waits for
+  // two, a DeepEP copy for one, and an all-to-all expands into hundreds of thousands of transfers.
+  boost::container::small_vector<std::uint32_t, 2> after;
   bool sm_copy = false;              // moved by the sender's SMs over NVLink: crosses its copy port too
 };
 
