@@ -51,6 +51,7 @@ train::StepResult simulate_candidate(const PlanBase& base, const PlanOptions& o,
   opt.per_layer = false;  // the per-layer tables do not enter the ranking
   opt.threads = 1;        // the candidates themselves share the cores
   opt.reuse = &reuse;     // candidates share expert-load samples and the collectives simulated alone
+  opt.stop_when_over_memory = true;  // an infeasible candidate needs no times
   return train::simulate_step(step, base.inputs.model, *base.inputs.topology, base.inputs.profile_or_null(), opt);
 }
 
@@ -58,7 +59,11 @@ PlanCandidate summarize(const GridPoint& point, const train::StepResult& r) {
   PlanCandidate c;
   c.settings = point;
   c.feasible = r.fits_in_memory;
-  if (!c.feasible) c.reason = "does not fit in memory";
+  if (!c.feasible) {
+    c.reason = fmt::format("does not fit in memory: {:.1f} GiB per GPU on its most loaded pipeline rank, more than the "
+                           "{:.1f} GiB of HBM",
+                           train::memory_total(r.memory) / core::kGiB, r.hbm_bytes / core::kGiB);
+  }
   c.step_time_s = r.step_time_s;
   c.tokens_per_s = r.tokens_per_s;
   c.mfu = r.mfu;
@@ -418,9 +423,11 @@ nlohmann::json plan_to_json(const PlanResult& r, PlanObjective objective) {
       e["tokens_per_s"] = c.tokens_per_s;
       e["tokens_per_day"] = c.tokens_per_s * 86400;
       e["mfu"] = c.mfu;
+      if (c.cost_per_trillion_tokens_usd) e["cost_per_trillion_tokens_usd"] = *c.cost_per_trillion_tokens_usd;
+    }
+    if (c.memory_bytes > 0) {  // also for a layout over memory, which is not timed
       e["memory_gib"] = c.memory_bytes / core::kGiB;
       e["memory_headroom_gib"] = c.headroom_bytes() / core::kGiB;
-      if (c.cost_per_trillion_tokens_usd) e["cost_per_trillion_tokens_usd"] = *c.cost_per_trillion_tokens_usd;
     }
     e["lower_bound_s"] = c.lower_bound_s;
     e["pareto"] = c.pareto;

@@ -107,7 +107,9 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
   std::size_t infeasible = 0;
   for (const auto& c : r.ranked) infeasible += c.feasible ? 0 : 1;
   if (infeasible > 0) {
-    fmt::print("  simulated but infeasible (memory or a rule found while building): {}\n", infeasible);
+    fmt::print("  built but infeasible (over HBM on its most loaded rank, so not timed; or a rule found while "
+               "building): {}\n",
+               infeasible);
   }
   std::size_t width = 28;  // the layout column fits the longest layout shown
   for (std::size_t i = 0; i < r.ranked.size() && i < std::max<std::size_t>(r.exact_rows, 1); ++i) {

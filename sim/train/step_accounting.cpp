@@ -145,10 +145,20 @@ std::string pass_label(const parallel::Pass& p) {
 
 }  // namespace
 
-StepResult account_step(const AccountingInputs& in) {
+std::vector<MemoryShare> peak_rank_memory(const AccountingInputs& in) {
+  // The layout fits only if every rank does. The critical (busiest) rank is often not the one holding the
+  // most (DualPipe's first rank holds the embedding and the heads).
+  std::vector<MemoryShare> peak;
+  for (int k = 0; k < in.schedule.ranks; ++k) {
+    auto shares = rank_memory(in, k);
+    if (k == 0 || memory_total(shares) > memory_total(peak)) peak = std::move(shares);
+  }
+  return peak;
+}
+
+StepResult describe_step(const AccountingInputs& in) {
   const auto& sc = in.scenario;
   const auto& L = in.map.layout();
-  const auto& t = in.timeline;
   StepResult r;
   r.scenario = sc.name;
   r.model = in.spec.name;
@@ -163,6 +173,17 @@ StepResult account_step(const AccountingInputs& in) {
   r.scenario_yaml = sc.yaml_text;
   r.version = in.options.version;
   r.simulated_events = in.events;
+  r.memory = peak_rank_memory(in);
+  r.hbm_bytes = in.topology.gpu_type().hbm_bytes;
+  r.fits_in_memory = memory_total(r.memory) <= r.hbm_bytes;
+  return r;
+}
+
+StepResult account_step(const AccountingInputs& in) {
+  const auto& sc = in.scenario;
+  const auto& L = in.map.layout();
+  const auto& t = in.timeline;
+  StepResult r = describe_step(in);
 
   // The critical rank: the busiest pipeline rank (least bubble).
   int crit = 0;
@@ -202,14 +223,6 @@ StepResult account_step(const AccountingInputs& in) {
   r.gpu_hours_per_trillion_tokens = static_cast<double>(r.gpus) * r.step_time_s / 3600.0 * 1e12 / r.tokens_per_step;
   if (sc.price_per_gpu_hour) r.cost_per_trillion_tokens = r.gpu_hours_per_trillion_tokens * *sc.price_per_gpu_hour;
 
-  // Memory of the most loaded pipeline rank: the layout fits only if every rank does. The critical (busiest)
-  // rank is often not the one holding the most (DualPipe's first rank holds the embedding and the heads).
-  for (int k = 0; k < in.schedule.ranks; ++k) {
-    auto shares = rank_memory(in, k);
-    if (k == 0 || memory_total(shares) > memory_total(r.memory)) r.memory = std::move(shares);
-  }
-  r.hbm_bytes = gpu.hbm_bytes;
-  r.fits_in_memory = memory_total(r.memory) <= gpu.hbm_bytes;
 
   // Link classes: every pass of every rank moves its group's bytes in each of the stage's groups.
   const int group_size = L.ep > 1 ? L.ep : L.tp;

@@ -50,6 +50,11 @@ struct AccountingInputs {
   core::Provenance& prov;  // the numbers the step read; the DP phase registers its own
 };
 
+// Memory of the most loaded pipeline rank (what it holds does not depend on the passes' times).
+std::vector<MemoryShare> peak_rank_memory(const AccountingInputs& in);
+// What a step is before it is timed: names, layout, memory and whether it fits; no times.
+StepResult describe_step(const AccountingInputs& in);
+// describe_step with the times: step time, breakdown on the critical rank, MFU, link use.
 StepResult account_step(const AccountingInputs& in);
 
 }  // namespace k3::train

@@ -61,6 +61,10 @@ class StepRun {
   StepResult run() {
     const auto mb = prepare_layout();
     prepare_moe(mb);
+    if (opt_.stop_when_over_memory) {
+      auto described = describe_step(accounting_inputs(mb));
+      if (!described.fits_in_memory) return described;
+    }
     choose_network_scope();
 
     simulate_passes(core::resolve_threads(opt_.threads));
@@ -512,11 +516,12 @@ class StepRun {
     return p2p_[{from, to}] = SimTime::from_seconds(seconds);
   }
 
-  StepResult assemble(const model::MicroBatch& mb) {
-    AccountingInputs a{sc_, spec_, topo_, map_, schedule_, timeline_, blocks_, stages_, passes_, cost_, runner_,
-                       mb, microbatches_, moe_, events_, opt_, prov_};
-    return account_step(a);
+  AccountingInputs accounting_inputs(const model::MicroBatch& mb) {
+    return AccountingInputs{sc_, spec_, topo_, map_, schedule_, timeline_, blocks_, stages_, passes_, cost_, runner_,
+                            mb, microbatches_, moe_, events_, opt_, prov_};
   }
+
+  StepResult assemble(const model::MicroBatch& mb) { return account_step(accounting_inputs(mb)); }
 
   const StepSpec& sc_;
   const model::ModelSpec& spec_;

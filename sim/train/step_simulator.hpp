@@ -50,6 +50,10 @@ struct StepOptions {
   int threads = 0;              // workers for the independent pass simulations; 0: one per hardware thread
   bool per_layer = true;        // simulate each decoder-layer kind alone for StepResult::layers
   StepReuse* reuse = nullptr;   // shared by the runs of a band; null for a plain run
+  // A layout that does not fit in HBM returns before its passes are simulated: fits_in_memory false, the
+  // memory of its most loaded rank, no times (step_time_s 0). What a search needs of it, at a fraction of
+  // the cost: most of the layouts a K3 plan simulated were over memory once their ranks were built.
+  bool stop_when_over_memory = false;
 };
 
 // Throws core::InputError when the layout does not fit the model or the cluster.

@@ -23,12 +23,14 @@ std::string dsv3_small(const std::string& extra = "") {
          "communication: {alltoall: deepep, comm_sms: 20, node_limit: 4}\n" + extra;
 }
 
-k3::train::StepResult simulate(const std::string& yaml, const std::vector<k3::input::Override>& overrides = {}, int threads = 0) {
+k3::train::StepResult simulate(const std::string& yaml, const std::vector<k3::input::Override>& overrides = {}, int threads = 0,
+                               bool stop_when_over_memory = false) {
   const auto sc = k3::input::parse_scenario(yaml, "test.yaml", overrides);
   const auto spec = k3::model::load_model(sc.model);
   const auto topo = k3::topo::load_topology(sc.topology, {"nodes=" + std::to_string(*sc.nodes)});
   k3::train::StepOptions opt;
   opt.threads = threads;
+  opt.stop_when_over_memory = stop_when_over_memory;
   return simulate_step(sc, spec, topo, nullptr, opt);
 }
 
@@ -48,6 +50,37 @@ TEST(StepSimulator, BreakdownAddsUpToTheStepTime) {
   EXPECT_EQ(r.microbatches, 8);  // 256 / DP 32 / 1
   EXPECT_GT(r.mfu, 0.05);
   EXPECT_LT(r.mfu, 0.9);
+}
+
+TEST(StepSimulator, StoppingOverMemoryGivesTheFullRunsVerdictAndMemoryWithoutTimes) {
+  // dsv3_small holds DeepSeek-V3 on 16 nodes (`k3sim run` says ~351 GiB per GPU on its most loaded rank,
+  // over the H800's 80 GB): the full run says it does not fit; the stopped run says so too, with the same
+  // memory per share, and no times. The 18B GPT of Megatron-LM SC21 on Selene fits (golden
+  // megatron_sc21_18b): stopping changes nothing there.
+  const auto full = simulate(dsv3_small());
+  const auto stopped = simulate(dsv3_small(), {}, 0, true);
+  ASSERT_FALSE(full.fits_in_memory);
+  EXPECT_GT(full.step_time_s, 0);
+  EXPECT_FALSE(stopped.fits_in_memory);
+  EXPECT_EQ(stopped.step_time_s, 0);
+  EXPECT_TRUE(stopped.breakdown.empty());
+  EXPECT_EQ(stopped.hbm_bytes, full.hbm_bytes);
+  ASSERT_EQ(stopped.memory.size(), full.memory.size());
+  for (std::size_t i = 0; i < full.memory.size(); ++i) {
+    EXPECT_EQ(stopped.memory[i].name, full.memory[i].name);
+    EXPECT_EQ(stopped.memory[i].bytes, full.memory[i].bytes) << full.memory[i].name;
+  }
+  const auto selene = [](bool stop) {
+    const auto sc = k3::input::load_scenario(std::string(K3SIM_SOURCE_DIR) + "/scenarios/megatron-sc21-selene.yaml");
+    const auto spec = k3::model::load_model(sc.model);
+    const auto topo = k3::topo::load_topology(sc.topology, {"nodes=" + std::to_string(*sc.nodes)});
+    k3::train::StepOptions opt;
+    opt.stop_when_over_memory = stop;
+    return k3::results::step_to_json(simulate_step(sc, spec, topo, nullptr, opt));
+  };
+  const auto fits = selene(false);
+  ASSERT_TRUE(fits.at("fits_in_memory").get<bool>());
+  EXPECT_EQ(selene(true).dump(), fits.dump());
 }
 
 TEST(StepSimulator, SameSeedSameResult) {
