@@ -88,7 +88,6 @@ PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& co
 
   PipelineTimeline t;
   t.per_rank.resize(s.passes.size());
-  for (std::size_t r = 0; r < s.passes.size(); ++r) t.per_rank[r].reserve(s.passes[r].size());
   t.busy.assign(s.passes.size(), SimTime::zero());
   t.sending.assign(s.passes.size(), SimTime::zero());
   std::vector<std::size_t> next(s.passes.size(), 0);
