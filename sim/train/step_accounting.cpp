@@ -179,11 +179,12 @@ StepResult describe_step(const AccountingInputs& in) {
   return r;
 }
 
-StepResult account_step(const AccountingInputs& in) {
+StepResult account_step(const AccountingInputs& in, StepResult described) {
   const auto& sc = in.scenario;
   const auto& L = in.map.layout();
   const auto& t = in.timeline;
-  StepResult r = describe_step(in);
+  StepResult r = std::move(described);
+  r.simulated_events = in.events;  // the description was taken before the passes ran
 
   // The critical rank: the busiest pipeline rank (least bubble).
   int crit = 0;
@@ -222,7 +223,6 @@ StepResult account_step(const AccountingInputs& in) {
   r.mfu_fp8 = gpu.fp8_flops_per_s > 0 ? r.tflops_per_gpu * 1e12 / gpu.fp8_flops_per_s : 0;
   r.gpu_hours_per_trillion_tokens = static_cast<double>(r.gpus) * r.step_time_s / 3600.0 * 1e12 / r.tokens_per_step;
   if (sc.price_per_gpu_hour) r.cost_per_trillion_tokens = r.gpu_hours_per_trillion_tokens * *sc.price_per_gpu_hour;
-
 
   // Link classes: every pass of every rank moves its group's bytes in each of the stage's groups.
   const int group_size = L.ep > 1 ? L.ep : L.tp;

@@ -54,7 +54,8 @@ struct AccountingInputs {
 std::vector<MemoryShare> peak_rank_memory(const AccountingInputs& in);
 // What a step is before it is timed: names, layout, memory and whether it fits; no times.
 StepResult describe_step(const AccountingInputs& in);
-// describe_step with the times: step time, breakdown on the critical rank, MFU, link use.
-StepResult account_step(const AccountingInputs& in);
+// `described` (describe_step of the same step) with the times: step time, breakdown on the critical rank,
+// MFU, link use.
+StepResult account_step(const AccountingInputs& in, StepResult described);
 
 }  // namespace k3::train

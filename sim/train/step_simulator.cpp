@@ -61,10 +61,8 @@ class StepRun {
   StepResult run() {
     const auto mb = prepare_layout();
     prepare_moe(mb);
-    if (opt_.stop_when_over_memory) {
-      auto described = describe_step(accounting_inputs(mb));
-      if (!described.fits_in_memory) return described;
-    }
+    auto described = describe_step(accounting_inputs(mb));
+    if (opt_.stop_when_over_memory && !described.fits_in_memory) return described;
     choose_network_scope();
 
     simulate_passes(core::resolve_threads(opt_.threads));
@@ -76,7 +74,7 @@ class StepRun {
     costs.p2p = [this, &mb](int from, int to) { return p2p(from, to, mb); };
     costs.blocking_p2p = sc_.communication.blocking_pipeline_p2p;
     timeline_ = parallel::execute_pipeline(schedule_, costs);
-    auto result = assemble(mb);
+    auto result = account_step(accounting_inputs(mb), std::move(described));
     result.symmetry = symmetry_;
     if (opt_.op_trace) {
       result.op_trace = trace_ops(timeline_, runner_, topo_, [this](int rank, const parallel::Pass& p) {
@@ -520,8 +518,6 @@ class StepRun {
     return AccountingInputs{sc_, spec_, topo_, map_, schedule_, timeline_, blocks_, stages_, passes_, cost_, runner_,
                             mb, microbatches_, moe_, events_, opt_, prov_};
   }
-
-  StepResult assemble(const model::MicroBatch& mb) { return account_step(accounting_inputs(mb)); }
 
   const StepSpec& sc_;
   const model::ModelSpec& spec_;
