@@ -6,6 +6,22 @@
 
 namespace k3::net {
 
+namespace {
+
+// An index into `items` to (re)use: the last one freed, else a new element at the end.
+template <typename T>
+std::uint32_t take_slot(std::vector<T>& items, std::vector<std::uint32_t>& freed) {
+  if (freed.empty()) {
+    items.emplace_back();
+    return static_cast<std::uint32_t>(items.size() - 1);
+  }
+  const std::uint32_t id = freed.back();
+  freed.pop_back();
+  return id;
+}
+
+}  // namespace
+
 std::size_t MaxMinSystem::RouteHash::operator()(std::span<const MaxMinLink> links) const {
   // FNV-1a over the link ids.
   std::uint64_t h = 1469598103934665603ull;
@@ -36,14 +52,7 @@ void MaxMinSystem::mark_dirty(MaxMinLink link) {
 
 MaxMinSystem::RouteId MaxMinSystem::route_for(std::span<const MaxMinLink> links) {
   if (const auto it = route_index_.find(links); it != route_index_.end()) return it->second;
-  RouteId id;
-  if (free_routes_.empty()) {
-    id = static_cast<RouteId>(routes_.size());
-    routes_.emplace_back();
-  } else {
-    id = free_routes_.back();
-    free_routes_.pop_back();
-  }
+  const RouteId id = take_slot(routes_, free_routes_);
   Route& r = routes_[id];
   r.links.assign(links.begin(), links.end());
   r.slot.resize(links.size());
@@ -78,14 +87,7 @@ void MaxMinSystem::drop_route(RouteId id) {
 MaxMinVariable MaxMinSystem::add_variable(std::span<const MaxMinLink> links, double weight) {
   K3SIM_ASSERT(!links.empty(), "a max-min variable must cross at least one link");
   K3SIM_ASSERT(weight > 0, "a max-min variable needs a positive weight");
-  MaxMinVariable id;
-  if (free_vars_.empty()) {
-    id = static_cast<MaxMinVariable>(vars_.size());
-    vars_.emplace_back();
-  } else {
-    id = free_vars_.back();
-    free_vars_.pop_back();
-  }
+  const MaxMinVariable id = take_slot(vars_, free_vars_);
   const RouteId route = route_for(links);
   Route& r = routes_[route];
   Variable& v = vars_[id];

@@ -58,9 +58,9 @@ CollectiveId CollectiveEngine::start(CollectivePlan plan, CollectiveOp op, std::
   }
   for (std::size_t t = 0; t < n; ++t) successor_begin[t + 1] += successor_begin[t];
   std::vector<std::uint32_t> successors(successor_begin[n]);
-  std::vector<std::uint32_t> fill(successor_begin.begin(), successor_begin.end() - 1);
+  std::vector<std::uint32_t> next_slot(successor_begin.begin(), successor_begin.end() - 1);
   for (std::uint32_t t = 0; t < n; ++t) {
-    for (std::uint32_t before : plan.transfers[t].after) successors[fill[before]++] = t;
+    for (std::uint32_t before : plan.transfers[t].after) successors[next_slot[before]++] = t;
   }
   run->waiting = std::move(waiting);
   run->successor_begin = std::move(successor_begin);
