@@ -7,6 +7,7 @@ find_package(CLI11 REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(PkgConfig REQUIRED)
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)  # XXH3-128 fingerprints of replayed passes
 
 if(K3SIM_BUILD_TESTS)
   find_package(GTest REQUIRED)

@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config git
-  libeigen3-dev libboost-graph-dev libfmt-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
+  libeigen3-dev libboost-graph-dev libfmt-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   openmpi-bin libopenmpi-dev libsimgrid-dev
   chromium chromium-driver python3-selenium tidy

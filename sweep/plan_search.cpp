@@ -347,6 +347,7 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
 
   const std::size_t top = std::min<std::size_t>(feasible, static_cast<std::size_t>(o.top_k));
   const double flow_start_s = core::wall_clock_s();
+  const std::size_t replayed_before = reuse.replays->replayed(), reused_before = reuse.replays->reused();
   const auto reruns = spread(top, [&](std::size_t i) { return flow_and_band(base, o, simulated[i], reuse).dump(); });
   std::vector<double> flow_s;
   std::vector<std::vector<double>> samples;
@@ -361,6 +362,8 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
     samples.push_back(j.at("samples").get<std::vector<double>>());
   }
   out.flow_wall_s = core::wall_clock_s() - flow_start_s;
+  out.flow_passes_replayed = reuse.replays->replayed() - replayed_before;
+  out.flow_passes_reused = reuse.replays->reused() - reused_before;
   if (o.band_samples > 0 && top > 0) band_verdict(flow_s, samples, o.band_samples, out);
   out.ranked = std::move(simulated);
   return out;
@@ -403,6 +406,8 @@ nlohmann::json plan_to_json(const PlanResult& r, PlanObjective objective) {
   j["search_wall_s"] = r.search_wall_s;
   j["candidates_per_s"] = r.search_wall_s > 0 ? static_cast<double>(r.candidates) / r.search_wall_s : 0.0;
   j["flow_wall_s"] = r.flow_wall_s;
+  j["flow_passes_replayed"] = r.flow_passes_replayed;
+  j["flow_passes_reused"] = r.flow_passes_reused;
   j["flow_changes_top_ranking"] = r.flow_changes_ranking;
   if (r.band_samples > 0) {
     j["band"] = {{"samples", r.band_samples},

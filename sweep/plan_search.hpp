@@ -107,6 +107,10 @@ struct PlanResult {
   int band_order_holds = 0;
   double search_wall_s = 0;                    // rules + analytical simulations
   double flow_wall_s = 0;                      // the top K's flow re-runs and bands
+  // Passes the flow re-runs replayed flow by flow, and those they found already replayed by another candidate
+  // (exec::ReplayMemo; under mpirun, this process's).
+  std::size_t flow_passes_replayed = 0;
+  std::size_t flow_passes_reused = 0;
 };
 
 // The point parsed as `k3sim run --set` would (base.sets, then `extra`, then the point) and checked against the

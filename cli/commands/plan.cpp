@@ -150,7 +150,9 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
   std::size_t rerun = 0;
   for (const auto& c : r.ranked) rerun += c.flow_step_time_s ? 1 : 0;
   if (rerun > 0) {
-    fmt::print("top {} re-run on the flow network{} in {:.1f} s: {}\n", rerun, banded ? " with their bands" : "", r.flow_wall_s,
+    fmt::print("top {} re-run on the flow network{} in {:.1f} s ({} passes replayed flow by flow, {} more shared "
+               "with another candidate): {}\n",
+               rerun, banded ? " with their bands" : "", r.flow_wall_s, r.flow_passes_replayed, r.flow_passes_reused,
                r.flow_changes_ranking ? "their order changes" : "same order");
   }
   if (banded) {

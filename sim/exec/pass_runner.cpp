@@ -52,11 +52,10 @@ class SoloLauncher final : public CollectiveLauncher {
 void collect_link_bytes(const net::NetworkModel& network, const topo::Topology& topology, LinkClassBytes* out) {
   if (out == nullptr) return;
   const auto& links = topology.links();
-  // In link order, as a sum over every link of the fabric adds them; the others carried nothing. Copy ports
-  // (past the topology's links) belong to no link class.
-  auto used = network.used_links();
-  std::sort(used.begin(), used.end());
-  for (net::NetLinkId l : used) {
+  // In the order the flows first crossed the links, which a pass replayed on other GPUs of a symmetric fabric
+  // shares (replay_fingerprint.hpp), so that its sums are the same to the bit. Copy ports (past the
+  // topology's links) belong to no link class.
+  for (net::NetLinkId l : network.used_links()) {
     if (l >= links.size()) continue;
     out->bytes[static_cast<std::size_t>(links[l].link_class)] += network.link_bytes(l);
   }
@@ -217,6 +216,16 @@ const SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
 }
 
 PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes* link_bytes, bool record_ops) const {
+  return *run_or_share(program, link_bytes, record_ops, true);
+}
+
+std::optional<PassOutcome> PassRunner::run_unless_in_flight(const workload::PassProgram& program,
+                                                            LinkClassBytes* link_bytes) const {
+  return run_or_share(program, link_bytes, false, false);
+}
+
+std::optional<PassOutcome> PassRunner::run_or_share(const workload::PassProgram& program, LinkClassBytes* link_bytes,
+                                                    bool record_ops, bool wait) const {
   if (!config_.network->replays_overlapping_collectives || !overlaps_collectives(program)) {
     engine::Simulator sim;
     SoloLauncher launcher(
@@ -228,14 +237,33 @@ PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes
         link_bytes);
     return execute_pass(program, sim, launcher, config_.compute_slowdown, record_ops);
   }
+  // The op trace is asked for a few passes and is not kept in the memo.
+  std::optional<ReplayRecord> record;
+  if (!config_.replays || record_ops) {
+    record = replay(program, record_ops);
+  } else {
+    std::vector<std::vector<net::CollectiveSpec>> specs;
+    for (const auto& call : program.collectives) specs.push_back(specs_of(call));
+    const ReplayMemo::Key key{config_.network,
+                              replay_fingerprint(program, specs, topology_, *links_, config_.compute_slowdown)};
+    record = config_.replays->get(key, wait, [&] { return replay(program, false); });
+    if (!record) return std::nullopt;
+  }
+  if (link_bytes != nullptr) {
+    for (std::size_t c = 0; c < link_bytes->bytes.size(); ++c) link_bytes->bytes[c] += record->bytes.bytes[c];
+  }
+  return std::move(record->outcome);
+}
+
+ReplayRecord PassRunner::replay(const workload::PassProgram& program, bool record_ops) const {
   engine::Simulator sim;
   auto network = net::make_network(*config_.network, sim, links_);
   sim.add_model(*network);
   net::CollectiveEngine engine(sim, *network, topology_);
   EngineLauncher launcher(engine, *this);
-  auto out = execute_pass(program, sim, launcher, config_.compute_slowdown, record_ops);
+  ReplayRecord out{execute_pass(program, sim, launcher, config_.compute_slowdown, record_ops), {}};
   check_all_completed(engine, *network);
-  collect_link_bytes(*network, topology_, link_bytes);
+  collect_link_bytes(*network, topology_, &out.bytes);
   return out;
 }
 

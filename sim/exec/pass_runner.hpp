@@ -7,12 +7,14 @@
 #include <memory>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "sim/net/collectives/collective_spec.hpp"
 #include "sim/net/network_factory.hpp"
 #include "sim/exec/pass_executor.hpp"
+#include "sim/exec/replay_memo.hpp"
 #include "topologies/topology.hpp"
 
 namespace k3::exec {
@@ -30,6 +32,8 @@ struct PassRunnerConfig {
   // (entries are keyed by all the collective depends on, so runs that differ do not read each other's);
   // null: the runner keeps its own.
   std::shared_ptr<SoloCollectiveMemo> solo_memo;
+  // Passes replayed flow by flow, shared the same way; null: every such pass is replayed.
+  std::shared_ptr<ReplayMemo> replays;
   // Full-fabric all-to-alls (the scenario's network_scope): each EP all-to-all runs beside the same collective
   // of every other block of `fabric_block_gpus` consecutive GPUs of the job's `fabric_job_gpus`, so that the
   // other groups' flows contend on the links they share. 0: the block alone (the symmetry shortcut).
@@ -41,10 +45,6 @@ struct PassRunnerConfig {
 // shifted onto every other block of the job: the whole fabric's copies of them, the original first.
 std::vector<net::CollectiveSpec> over_fabric(const std::vector<net::CollectiveSpec>& specs, int block_gpus,
                                              std::int64_t job_gpus);
-
-struct LinkClassBytes {
-  std::array<double, topo::kLinkClassCount> bytes{};
-};
 
 // Passes whose collectives never overlap (one thread per GPU: each collective is waited for before the
 // next is issued), and every pass on the contention-free analytical network, see each collective run
@@ -102,6 +102,10 @@ class PassRunner {
   // PassOutcome::ops for the per-op trace.
   PassOutcome run(const workload::PassProgram& program, LinkClassBytes* link_bytes = nullptr,
                   bool record_ops = false) const;
+  // As run(), except for a pass that another thread sharing the replay memo is replaying now: nullopt, and
+  // nothing added to `link_bytes` (run() it later to wait for it).
+  std::optional<PassOutcome> run_unless_in_flight(const workload::PassProgram& program,
+                                                  LinkClassBytes* link_bytes = nullptr) const;
   // One collective alone on an idle network (pipeline transfers, DP reductions).
   core::Seconds collective_time(const net::CollectiveSpec& spec, LinkClassBytes* link_bytes = nullptr) const;
   // Several collectives started together, contending; returns when the last completes. `network`: another
@@ -122,6 +126,9 @@ class PassRunner {
 
  private:
   const SoloRun& solo(const workload::CollectiveCall& call) const;
+  std::optional<PassOutcome> run_or_share(const workload::PassProgram& program, LinkClassBytes* link_bytes,
+                                          bool record_ops, bool wait) const;
+  ReplayRecord replay(const workload::PassProgram& program, bool record_ops) const;
   bool overlaps_collectives(const workload::PassProgram& program) const;
 
   const topo::Topology& topology_;

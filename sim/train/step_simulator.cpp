@@ -178,7 +178,10 @@ class StepRun {
   exec::PassRunnerConfig runner_config() {
     exec::PassRunnerConfig c;
     c.efficiency = net::register_link_figures(topo_, prov_);
-    if (opt_.reuse != nullptr) c.solo_memo = opt_.reuse->collectives;
+    if (opt_.reuse != nullptr) {
+      c.solo_memo = opt_.reuse->collectives;
+      c.replays = opt_.reuse->replays;
+    }
     c.network = sc_.network;
     switch (sc_.communication.alltoall) {
       case workload::AllToAllAlgorithm::flat: c.alltoall = net::CollectiveAlgorithm::flat; break;
@@ -464,11 +467,25 @@ class StepRun {
     }
     std::vector<PassRecord> records(programs.size());
     std::vector<double> events(programs.size(), 0.0);
-    core::parallel_for(programs.size(), threads, [&](std::size_t i) {
-      exec::LinkClassBytes bytes;
-      const auto outcome = runner_.run(programs[i], &bytes);
+    // First the passes no other run sharing the replay memo is replaying, then those (waiting for them), so
+    // that runs sharing passes split them instead of one waiting while the other replays.
+    std::vector<char> in_flight(programs.size(), 0);
+    const auto settle = [&](std::size_t i, const exec::PassOutcome& outcome, const exec::LinkClassBytes& bytes) {
       events[i] = static_cast<double>(outcome.events);
       records[i] = summarize_pass(programs[i], outcome, bytes);
+    };
+    core::parallel_for(programs.size(), threads, [&](std::size_t i) {
+      exec::LinkClassBytes bytes;
+      if (const auto outcome = runner_.run_unless_in_flight(programs[i], &bytes)) {
+        settle(i, *outcome, bytes);
+      } else {
+        in_flight[i] = 1;
+      }
+    });
+    core::parallel_for(programs.size(), threads, [&](std::size_t i) {
+      if (in_flight[i] == 0) return;
+      exec::LinkClassBytes bytes;
+      settle(i, runner_.run(programs[i], &bytes), bytes);
     });
     for (std::size_t i = 0; i < keys.size(); ++i) {
       events_ += events[i];

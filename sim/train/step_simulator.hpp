@@ -30,8 +30,9 @@ namespace k3::train {
 // What runs share: the runs of one uncertainty band (step_band.hpp), or the candidates of one `k3sim plan`
 // search. Each entry is keyed by everything it depends on, so runs that differ share only what is the same:
 // the sampled expert load (by its sampling spec), the symmetry check (by the sampled dispatch and its
-// block) and the collectives simulated alone (exec::SoloCollectiveMemo's keys). The memo's keys point into
-// the sampled traffic matrices, so samples are kept for the reuse's lifetime.
+// block), the collectives simulated alone (exec::SoloCollectiveMemo's keys) and the passes replayed flow by
+// flow (exec::ReplayMemo's). The solo memo's keys point into the sampled traffic matrices, so samples are
+// kept for the reuse's lifetime.
 struct StepReuse {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<const workload::MoeSample>> moe;  // by moe_sample_key
@@ -40,6 +41,9 @@ struct StepReuse {
   using SymmetryKey = std::tuple<const workload::TrafficMatrix*, std::vector<parallel::GpuIndex>, int, int, int>;
   std::map<SymmetryKey, SymmetryCheckResult> symmetry;
   std::shared_ptr<exec::SoloCollectiveMemo> collectives = std::make_shared<exec::SoloCollectiveMemo>();
+  // Passes replayed flow by flow, by their fingerprint (exec/replay_fingerprint.hpp): the same stages placed
+  // on other GPUs of a symmetric fabric share one replay.
+  std::shared_ptr<exec::ReplayMemo> replays = std::make_shared<exec::ReplayMemo>();
 };
 
 struct StepOptions {
