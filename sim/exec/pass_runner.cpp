@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/parallel_for.hpp"
 #include "sim/net/collectives/collective_engine.hpp"
 #include "sim/net/collectives/ring_by_step.hpp"
 
@@ -219,9 +220,20 @@ PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes
   return *run_or_share(program, link_bytes, record_ops, true);
 }
 
-std::optional<PassOutcome> PassRunner::run_unless_in_flight(const workload::PassProgram& program,
-                                                            LinkClassBytes* link_bytes) const {
-  return run_or_share(program, link_bytes, false, false);
+std::vector<ReplayRecord> PassRunner::run_all(const std::vector<workload::PassProgram>& programs, int threads) const {
+  std::vector<ReplayRecord> out(programs.size());
+  std::vector<char> in_flight(programs.size(), 0);
+  core::parallel_for(programs.size(), threads, [&](std::size_t i) {
+    if (auto outcome = run_or_share(programs[i], &out[i].bytes, false, false)) {
+      out[i].outcome = std::move(*outcome);
+    } else {
+      in_flight[i] = 1;
+    }
+  });
+  core::parallel_for(programs.size(), threads, [&](std::size_t i) {
+    if (in_flight[i] != 0) out[i].outcome = *run_or_share(programs[i], &out[i].bytes, false, true);
+  });
+  return out;
 }
 
 std::optional<PassOutcome> PassRunner::run_or_share(const workload::PassProgram& program, LinkClassBytes* link_bytes,

@@ -102,10 +102,10 @@ class PassRunner {
   // PassOutcome::ops for the per-op trace.
   PassOutcome run(const workload::PassProgram& program, LinkClassBytes* link_bytes = nullptr,
                   bool record_ops = false) const;
-  // As run(), except for a pass that another thread sharing the replay memo is replaying now: nullopt, and
-  // nothing added to `link_bytes` (run() it later to wait for it).
-  std::optional<PassOutcome> run_unless_in_flight(const workload::PassProgram& program,
-                                                  LinkClassBytes* link_bytes = nullptr) const;
+  // Runs every program on `threads` workers (the caller one of them). A pass that another run sharing the
+  // replay memo is replaying is left to last and waited for, so that runs sharing passes split them instead
+  // of one idling while the other replays. Outcomes and bytes are in the programs' order.
+  std::vector<ReplayRecord> run_all(const std::vector<workload::PassProgram>& programs, int threads) const;
   // One collective alone on an idle network (pipeline transfers, DP reductions).
   core::Seconds collective_time(const net::CollectiveSpec& spec, LinkClassBytes* link_bytes = nullptr) const;
   // Several collectives started together, contending; returns when the last completes. `network`: another

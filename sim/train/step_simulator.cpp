@@ -465,31 +465,10 @@ class StepRun {
       keys.push_back(ck);
       programs.push_back(program_of(rank, f_stage, b_stage, part));
     }
-    std::vector<PassRecord> records(programs.size());
-    std::vector<double> events(programs.size(), 0.0);
-    // First the passes no other run sharing the replay memo is replaying, then those (waiting for them), so
-    // that runs sharing passes split them instead of one waiting while the other replays.
-    std::vector<char> in_flight(programs.size(), 0);
-    const auto settle = [&](std::size_t i, const exec::PassOutcome& outcome, const exec::LinkClassBytes& bytes) {
-      events[i] = static_cast<double>(outcome.events);
-      records[i] = summarize_pass(programs[i], outcome, bytes);
-    };
-    core::parallel_for(programs.size(), threads, [&](std::size_t i) {
-      exec::LinkClassBytes bytes;
-      if (const auto outcome = runner_.run_unless_in_flight(programs[i], &bytes)) {
-        settle(i, *outcome, bytes);
-      } else {
-        in_flight[i] = 1;
-      }
-    });
-    core::parallel_for(programs.size(), threads, [&](std::size_t i) {
-      if (in_flight[i] == 0) return;
-      exec::LinkClassBytes bytes;
-      settle(i, runner_.run(programs[i], &bytes), bytes);
-    });
+    const auto runs = runner_.run_all(programs, threads);
     for (std::size_t i = 0; i < keys.size(); ++i) {
-      events_ += events[i];
-      by_class_.emplace(keys[i], std::move(records[i]));
+      events_ += static_cast<double>(runs[i].outcome.events);
+      by_class_.emplace(keys[i], summarize_pass(programs[i], runs[i].outcome, runs[i].bytes));
     }
   }
 
