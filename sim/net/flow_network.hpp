@@ -32,38 +32,64 @@ class FlowNetwork final : public NetworkModel {
   std::uint64_t solves() const { return solves_; }
 
  private:
-  enum class State : std::uint8_t { latent, transferring, finished };
+  // latent: paying its path latency; bare: no link or no byte, landing when the latency ends; joining: in the
+  // max-min system, queued on its route by the next solve; queued: on its route's clock.
+  enum class State : std::uint8_t { latent, bare, joining, queued, finished };
   struct Pending {
     SimTime time;
-    std::uint64_t flow;
+    std::uint64_t id;  // a flow (activations_, bare_completions_) or a max-min route (completions_)
   };
   struct Later {
     bool operator()(const Pending& a, const Pending& b) const {
-      return a.time > b.time || (a.time == b.time && a.flow > b.flow);
+      return a.time > b.time || (a.time == b.time && a.id > b.id);
     }
   };
-  // One entry per transferring flow, moved in place when its rate changes: a solve reschedules every
-  // flow of the component, and a lazily invalidated heap grew by that much per solve (stale entries
-  // were a fifth of a K3 step's run time).
+  // One entry per route with a flow in its queue, moved in place when the route's level or first flow
+  // changes: a K3 pass re-solved each flow ~10 times, and one entry per flow made those moves a quarter of
+  // the run.
   using CompletionHeap =
       boost::heap::d_ary_heap<Pending, boost::heap::arity<4>, boost::heap::mutable_<true>, boost::heap::compare<Later>>;
   struct Flow {
     std::uint64_t path_begin = 0;  // its slots (the max-min system's links) in path_slots_
     std::uint32_t path_size = 0;
     Bytes size = 0;
-    Bytes remaining = 0;  // at last_update
-    BytesPerSec rate = 0;
-    SimTime last_update;
+    // Its route's service_bytes when its last byte lands (set when the solve after its activation queues it).
+    Bytes finish_service_bytes = 0;
     MaxMinVariable var = 0;
     State state = State::latent;
-    bool completion_queued = false;
-    CompletionHeap::handle_type completion;
     FlowDone on_done;
   };
-  void schedule_completion(std::uint64_t flow, SimTime when);
+  struct Queued {
+    Bytes finish_service_bytes;
+    std::uint64_t flow;
+  };
+  struct QueuedLater {
+    bool operator()(const Queued& a, const Queued& b) const {
+      return a.finish_service_bytes > b.finish_service_bytes ||
+             (a.finish_service_bytes == b.finish_service_bytes && a.flow > b.flow);
+    }
+  };
+  // A max-min route's virtual clock: every flow on it moves at its level (weights are all 1), so a flow's
+  // remaining bytes are its finish service minus the clock, and a level change only advances the clock.
+  struct Route {
+    Bytes service_bytes = 0;      // bytes delivered per flow since the route was (re)created, at last_update
+    BytesPerSec level = 0;        // per-flow rate since last_update (0 until its first solve)
+    SimTime last_update;
+    std::uint32_t flows = 0;      // its max-min variables (queued or waiting for the solve)
+    std::uint64_t mark = 0;       // the solve that last re-timed it
+    bool completion_queued = false;
+    CompletionHeap::handle_type completion;
+    std::vector<Queued> queue;    // heap (QueuedLater): its transferring flows by finish service
+  };
   void activate(std::uint64_t flow, SimTime now);
   void finish(std::uint64_t flow);
-  void reschedule(std::uint64_t flow, SimTime now);
+  void solve(SimTime now);
+  void advance_clock(Route& r, SimTime now) const;
+  // When the route's first queued flow lands, its clock read at last_update.
+  SimTime head_completion(const Route& r) const;
+  // Moves, adds or drops the route's completions_ entry after its level or first flow changed.
+  void retime(MaxMinRoute route);
+  void pop_landed(MaxMinRoute route, SimTime now);
 
   MaxMinSystem system_;
   std::span<const std::uint32_t> path_of(const Flow& f) const { return {path_slots_.data() + f.path_begin, f.path_size}; }
@@ -73,10 +99,15 @@ class FlowNetwork final : public NetworkModel {
   std::deque<Flow> flows_;
   std::vector<std::uint32_t> path_slots_;
   std::vector<std::uint64_t> var_to_flow_;  // max-min variable -> flow
+  std::vector<Route> routes_;               // by max-min route id
   std::vector<Pending> activations_;        // heap (std::push_heap with Later): end of latency
-  CompletionHeap completions_;              // last byte of each transferring flow
+  std::vector<Pending> bare_completions_;   // heap (Later): flows with no link or no byte, landing after latency
+  CompletionHeap completions_;              // per route, its first flow's last byte
+  std::vector<std::uint64_t> joining_;      // activated since the last solve, queued by the next
+  std::vector<MaxMinRoute> retimed_;        // solve() scratch
   std::vector<std::uint64_t> finished_now_;
   std::uint64_t solves_ = 0;
+  std::uint64_t solve_mark_ = 0;
 };
 
 // Registered in network_registry.cpp.

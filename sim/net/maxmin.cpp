@@ -94,8 +94,8 @@ MaxMinVariable MaxMinSystem::add_variable(std::span<const MaxMinLink> links, dou
   v.route = route;
   v.member_index = static_cast<std::uint32_t>(r.members.size());
   v.weight = weight;
-  v.rate = 0;
   v.alive = true;
+  v.solved = false;
   r.members.push_back(id);
   r.weight += weight;
   added_.push_back(id);
@@ -115,7 +115,6 @@ void MaxMinSystem::remove_variable(MaxMinVariable id) {
   for (MaxMinLink l : r.links) mark_dirty(l);
   if (r.members.empty()) drop_route(v.route);
   v.alive = false;
-  v.rate = 0;
   free_vars_.push_back(id);
 }
 
@@ -280,32 +279,42 @@ void MaxMinSystem::fill_by_heap() {
   }
 }
 
-const std::vector<MaxMinVariable>& MaxMinSystem::solve() {
-  changed_.clear();
-  if (dirty_links_.empty()) return changed_;
+const std::vector<MaxMinRoute>& MaxMinSystem::solve_routes() {
+  changed_routes_.clear();
+  last_added_.clear();
+  if (dirty_links_.empty()) return changed_routes_;
   collect_components();
   fill();
-  const auto report = [&](MaxMinVariable id) {
-    Variable& v = vars_[id];
-    const double rate = routes_[v.route].level * v.weight;
-    if (v.reported != epoch_ && rate != v.rate) {
-      v.rate = rate;
-      v.reported = epoch_;
-      changed_.push_back(id);
-    }
-  };
   for (RouteId r : component_routes_) {
-    if (!routes_[r].level_changed) continue;
-    for (MaxMinVariable id : routes_[r].members) report(id);
+    if (routes_[r].level_changed) changed_routes_.push_back(r);
   }
-  // A variable that joined a route whose level held still has its first rate to report.
-  for (MaxMinVariable id : added_) {
-    if (vars_[id].alive) report(id);
-  }
+  for (MaxMinVariable id : added_) vars_[id].solved = true;
+  last_added_.swap(added_);
   added_.clear();
 #ifdef K3SIM_CHECK_INVARIANTS
   check_solution();
 #endif
+  return changed_routes_;
+}
+
+const std::vector<MaxMinVariable>& MaxMinSystem::solve() {
+  solve_routes();
+  changed_.clear();
+  // A level change moves every member (weights are positive); a variable added to a route whose level held
+  // goes from 0 to its first rate.
+  const auto report = [&](MaxMinVariable id) {
+    Variable& v = vars_[id];
+    if (v.reported != epoch_) {
+      v.reported = epoch_;
+      changed_.push_back(id);
+    }
+  };
+  for (RouteId r : changed_routes_) {
+    for (MaxMinVariable id : routes_[r].members) report(id);
+  }
+  for (MaxMinVariable id : last_added_) {
+    if (vars_[id].alive) report(id);
+  }
   return changed_;
 }
 

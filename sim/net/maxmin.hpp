@@ -14,6 +14,10 @@
 // Changes are incremental: adding or removing a variable marks its links dirty, and solve() re-solves only
 // the connected components (links <-> routes) that contain a dirty link. Untouched components keep their
 // rates, which is exact because max-min sharing decomposes over connected components.
+//
+// A route is visible (route_of(), level(), solve_routes()) so that a caller whose variables all have weight 1
+// can follow a route's members together: they all move at the route's level, and a level change is one
+// event per route rather than one per member (FlowNetwork's per-route virtual clocks).
 #include <cstdint>
 #include <span>
 #include <unordered_map>
@@ -25,6 +29,8 @@ namespace k3::net {
 
 using MaxMinLink = std::uint32_t;
 using MaxMinVariable = std::uint32_t;
+// Reused after its last variable leaves (a later route, of any links, may get the same id).
+using MaxMinRoute = std::uint32_t;
 
 class MaxMinSystem {
  public:
@@ -46,12 +52,22 @@ class MaxMinSystem {
   bool alive(MaxMinVariable var) const { return var < vars_.size() && vars_[var].alive; }
 
   bool dirty() const { return !dirty_links_.empty(); }
-  // Re-solves the components touched since the last call. Returns the variables whose rate changed, those
-  // added since the last call among them (valid until the next call).
+  // Re-solves the components touched since the last call. Returns the routes whose level changed, those
+  // created since the last call among them (valid until the next call). A variable that joined a route whose
+  // level held is not reported: its caller knows it joined.
+  const std::vector<MaxMinRoute>& solve_routes();
+  // solve_routes(), reported per variable: those whose rate changed, those added since the last call among
+  // them (valid until the next call).
   const std::vector<MaxMinVariable>& solve();
 
-  // As of the last solve(); 0 for a variable added since.
-  double rate(MaxMinVariable var) const { return vars_[var].rate; }
+  // As of the last solve; 0 for a variable added since, or removed.
+  double rate(MaxMinVariable var) const {
+    const Variable& v = vars_[var];
+    return v.alive && v.solved ? routes_[v.route].level * v.weight : 0.0;
+  }
+  MaxMinRoute route_of(MaxMinVariable var) const { return vars_[var].route; }
+  // Rate per unit weight of the route's variables as of the last solve; 0 for a route created since.
+  double level(MaxMinRoute route) const { return routes_[route].level; }
   // Variables currently crossing `link`.
   template <typename F>
   void for_each_variable_on(MaxMinLink link, F&& f) const {
@@ -63,7 +79,7 @@ class MaxMinSystem {
   std::size_t last_component_variables() const { return component_variables_; }
 
  private:
-  using RouteId = std::uint32_t;
+  using RouteId = MaxMinRoute;
   struct Incidence {
     RouteId route;
     std::uint32_t position;  // index of this link in the route's link list
@@ -96,9 +112,9 @@ class MaxMinSystem {
     RouteId route = 0;
     std::uint32_t member_index = 0;  // where it sits in its route's member list
     double weight = 1.0;
-    double rate = 0;
     std::uint64_t reported = 0;      // the solve that last put it in changed_
     bool alive = false;
+    bool solved = false;             // a solve has run since it was added
   };
   // Routes by their link sequence, looked up with a span (no key built per flow).
   struct RouteHash {
@@ -140,10 +156,12 @@ class MaxMinSystem {
   std::vector<Variable> vars_;
   std::vector<MaxMinVariable> free_vars_;
   std::vector<MaxMinVariable> added_;  // since the last solve
+  std::vector<MaxMinVariable> last_added_;  // those the last solve settled
   std::vector<MaxMinLink> dirty_links_;
   std::vector<MaxMinLink> component_links_;
   std::vector<RouteId> component_routes_;
   std::size_t component_variables_ = 0;
+  std::vector<MaxMinRoute> changed_routes_;
   std::vector<MaxMinVariable> changed_;
   std::size_t scan_links_;
   std::vector<MaxMinLink> heap_;

@@ -130,3 +130,62 @@ TEST(FlowNetwork, SelfSendAndEmptyFlowsFinishAfterLatencyOnly) {
   sim.run();
   EXPECT_EQ(ends, (std::vector<SimTime>{SimTime::zero(), SimTime::from_us(1)}));
 }
+
+TEST(FlowNetwork, FlowsOfOneRouteLandInOrderOfTheirRemainingBytes) {
+  // Link 0: 12 B/s, link 1: 2 B/s, no latency. Route {0}: a (10 B), a2 (10 B), c (20 B), d (40 B); route
+  // {0, 1}: b (10 B). All start at 0 s.
+  // 0 s: link 1's share 2 / 1 = 2 is below link 0's 12 / 5 = 2.4, so b = 2 and route {0} shares 12 - 2 = 10:
+  //   2.5 each. a and a2 land together at 10 / 2.5 = 4 s; b has 10 - 8 = 2 B left, c 10, d 30.
+  // 4 s: link 0's share 12 / 3 = 4 > 2: b = 2, c = d = (12 - 2) / 2 = 5. b lands at 4 + 2 / 2 = 5 s; at 4.5 s
+  //   link 0 has carried 12 x 4.5 = 54 B (it is always full) and link 1 2 x 4.5 = 9 B. c has 5 B left, d 25.
+  // 5 s: c = d = 6. c lands at 5 + 5 / 6 = 35/6 s; d has 20 B left, alone at 12: lands at 35/6 + 20/12 = 7.5 s.
+  Simulator sim;
+  FlowNetwork net(sim, {NetLink{12.0, 0.0}, NetLink{2.0, 0.0}});
+  sim.add_model(net);
+  std::vector<std::pair<FlowId, double>> ends;
+  auto record = [&](FlowId id, SimTime t) { ends.emplace_back(id, t.seconds()); };
+  const FlowId a = net.start_flow(path({0}), 10, record);
+  const FlowId a2 = net.start_flow(path({0}), 10, record);
+  const FlowId c = net.start_flow(path({0}), 20, record);
+  const FlowId d = net.start_flow(path({0}), 40, record);
+  const FlowId b = net.start_flow(path({0, 1}), 10, record);
+  sim.run(SimTime::from_seconds(4.5));
+  EXPECT_DOUBLE_EQ(net.flow_rate(b), 2.0);
+  EXPECT_DOUBLE_EQ(net.flow_rate(d), 5.0);
+  EXPECT_DOUBLE_EQ(net.link_bytes(0), 54.0);
+  EXPECT_DOUBLE_EQ(net.link_bytes(1), 9.0);
+  sim.run();
+  ASSERT_EQ(ends.size(), 5u);
+  // Equal remaining bytes on one route land at one instant, in flow order.
+  EXPECT_EQ(ends[0], (std::pair<FlowId, double>{a, 4.0}));
+  EXPECT_EQ(ends[1], (std::pair<FlowId, double>{a2, 4.0}));
+  EXPECT_EQ(ends[2].first, b);
+  EXPECT_DOUBLE_EQ(ends[2].second, 5.0);
+  EXPECT_EQ(ends[3].first, c);
+  EXPECT_NEAR(ends[3].second, 35.0 / 6.0, 1e-12);  // to the picosecond SimTime keeps
+  EXPECT_EQ(ends[4].first, d);
+  EXPECT_NEAR(ends[4].second, 7.5, 1e-12);
+  EXPECT_DOUBLE_EQ(net.link_bytes(0), 90.0);
+  EXPECT_DOUBLE_EQ(net.link_utilisation(0), 1.0);
+}
+
+TEST(FlowNetwork, ARouteEmptiedAndReusedStartsAFreshClock) {
+  // Links 0 and 1: 10 B/s each, no latency. X (10 B) on {0} and W (30 B) on {1}, 10 B/s each: X lands at 1 s,
+  // its route empties, and its callback starts Y (10 B) on {0, 1}, a new route (the max-min system may give it
+  // X's route id). W has 20 B left; link 1 gives Y and W 5 each: Y lands at 1 + 10 / 5 = 3 s, W has 10 B left,
+  // alone at 10: lands at 4 s.
+  Simulator sim;
+  FlowNetwork net(sim, {NetLink{10.0, 0.0}, NetLink{10.0, 0.0}});
+  sim.add_model(net);
+  std::map<char, double> ends;
+  net.start_flow(path({0}), 10, [&](FlowId, SimTime t) {
+    ends['X'] = t.seconds();
+    net.start_flow(path({0, 1}), 10, [&](FlowId, SimTime t2) { ends['Y'] = t2.seconds(); });
+  });
+  net.start_flow(path({1}), 30, [&](FlowId, SimTime t) { ends['W'] = t.seconds(); });
+  sim.run();
+  EXPECT_DOUBLE_EQ(ends.at('X'), 1.0);
+  EXPECT_DOUBLE_EQ(ends.at('Y'), 3.0);
+  EXPECT_DOUBLE_EQ(ends.at('W'), 4.0);
+  EXPECT_DOUBLE_EQ(net.link_bytes(1), 40.0);
+}

@@ -151,6 +151,37 @@ TEST(MaxMin, AFlowReplacingAnotherOnItsRouteIsReportedWithItsRate) {
   EXPECT_DOUBLE_EQ(s.rate(f2), 5.0);
 }
 
+TEST(MaxMin, SolveRoutesReportsNewRoutesAndLevelChangesOnly) {
+  // Link l: 12 B/s. Route {l} gets f0, f1, f2: level 12 / 3 = 4, one new route reported. f0 leaves and f3
+  // joins: weight and level hold (4), nothing reported, f3 has rate 4. f1 leaves: level 12 / 2 = 6, reported.
+  // f2 and f3 leave: the route is dropped, and a route over {m} created next takes its id and is reported.
+  MaxMinSystem s;
+  const MaxMinLink l = s.add_link(12), m = s.add_link(5);
+  const auto f0 = s.add_variable(std::vector<MaxMinLink>{l});
+  const auto f1 = s.add_variable(std::vector<MaxMinLink>{l});
+  const auto f2 = s.add_variable(std::vector<MaxMinLink>{l});
+  const auto route = s.route_of(f0);
+  EXPECT_EQ(s.route_of(f2), route);
+  EXPECT_DOUBLE_EQ(s.level(route), 0.0);
+  EXPECT_EQ(s.solve_routes(), std::vector<k3::net::MaxMinRoute>{route});
+  EXPECT_DOUBLE_EQ(s.level(route), 4.0);
+  s.remove_variable(f0);
+  const auto f3 = s.add_variable(std::vector<MaxMinLink>{l});
+  EXPECT_DOUBLE_EQ(s.rate(f3), 0.0);  // not solved yet
+  EXPECT_TRUE(s.solve_routes().empty());
+  EXPECT_DOUBLE_EQ(s.rate(f3), 4.0);
+  s.remove_variable(f1);
+  EXPECT_EQ(s.solve_routes(), std::vector<k3::net::MaxMinRoute>{route});
+  EXPECT_DOUBLE_EQ(s.level(route), 6.0);
+  s.remove_variable(f2);
+  s.remove_variable(f3);
+  EXPECT_DOUBLE_EQ(s.rate(f3), 0.0);
+  const auto g = s.add_variable(std::vector<MaxMinLink>{m});
+  EXPECT_EQ(s.route_of(g), route);
+  EXPECT_EQ(s.solve_routes(), std::vector<k3::net::MaxMinRoute>{route});
+  EXPECT_DOUBLE_EQ(s.rate(g), 5.0);
+}
+
 namespace {
 
 // Progressive filling one variable at a time, with no grouping and no incremental state: the definition the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 #include "sim/net/network_factory.hpp"
@@ -95,7 +96,15 @@ void CollectiveEngine::launch(Running& run, std::uint32_t t) {
     path_.push_back(sm_copy_port(topology_, tr.src));
     path = path_;
   }
-  network_.start_flow(path, tr.bytes, [this, id, t](FlowId, SimTime) { transfer_done(id, t); });
+  // this and one word fit std::function's local buffer (two pointers in libstdc++): with the id and the index
+  // apart the capture took 24 bytes and each flow's callback was a heap allocation.
+  K3SIM_ASSERT(id <= std::numeric_limits<std::uint32_t>::max(), "collective id too large for a flow callback");
+  const std::uint64_t id_and_transfer = id << 32 | t;
+  const auto done = [this, id_and_transfer](FlowId, SimTime) {
+    transfer_done(id_and_transfer >> 32, static_cast<std::uint32_t>(id_and_transfer));
+  };
+  static_assert(sizeof(done) <= 2 * sizeof(void*));
+  network_.start_flow(path, tr.bytes, done);
 }
 
 void CollectiveEngine::transfer_done(CollectiveId id, std::uint32_t t) {
