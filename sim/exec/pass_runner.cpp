@@ -68,6 +68,7 @@ PassRunner::PassRunner(const topo::Topology& topology, PassRunnerConfig config)
     : topology_(topology),
       config_(std::move(config)),
       links_(std::make_shared<const std::vector<net::NetLink>>(net::make_net_links(topology, config_.efficiency))) {
+  shared_solo_memo_ = config_.solo_memo != nullptr;
   if (!config_.solo_memo) config_.solo_memo = std::make_shared<SoloCollectiveMemo>();
 }
 
@@ -150,6 +151,17 @@ const SoloRun& SoloCollectiveMemo::insert(const Head& head, std::span<const para
   return by_gpus.emplace(std::vector<parallel::GpuIndex>(gpus.begin(), gpus.end()), run).first->second;
 }
 
+const SoloRun* SoloCollectiveMemo::find(const Print& print) const {
+  const std::lock_guard lock(mutex_);
+  const auto it = by_print_.find(print);
+  return it == by_print_.end() ? nullptr : &it->second;
+}
+
+void SoloCollectiveMemo::insert(const Print& print, const SoloRun& run) {
+  const std::lock_guard lock(mutex_);
+  by_print_.try_emplace(print, run);
+}
+
 std::vector<net::CollectiveSpec> over_fabric(const std::vector<net::CollectiveSpec>& specs, int block_gpus,
                                              std::int64_t job_gpus) {
   K3SIM_ASSERT(block_gpus > 0 && job_gpus % block_gpus == 0, "fabric blocks do not tile the job");
@@ -200,19 +212,24 @@ const SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
   }
   const std::span<const parallel::GpuIndex> gpus(call.gpus.data(), call.gpus.size());
   if (const auto* hit = config_.solo_memo->find(head, gpus)) return *hit;
+  const auto specs = full ? over_fabric(specs_of(call), config_.fabric_block_gpus, config_.fabric_job_gpus) : specs_of(call);
+  const std::int64_t blocks = full ? config_.fabric_job_gpus / config_.fabric_block_gpus : 1;
+  // Replayed flow by flow, a collective alone costs milliseconds to a second: with a memo shared by other runs,
+  // the same one on other GPUs of a symmetric fabric (another candidate's placement of the stage) is looked up
+  // by its fingerprint, which costs its expansion only. One run places each stage once: no lookup.
+  std::optional<SoloCollectiveMemo::Print> print;
+  if (shared_solo_memo_ && config_.network->replays_overlapping_collectives) {
+    print = SoloCollectiveMemo::Print{config_.network, collectives_fingerprint(specs, topology_, *links_), blocks};
+    if (const auto* hit = config_.solo_memo->find(*print)) return config_.solo_memo->insert(head, gpus, *hit);
+  }
   // Simulated outside the lock; two threads asking for the same collective compute the same value and the
   // first to insert keeps it.
   SoloRun run;
-  if (full) {
-    // Every block's copy moves the same bytes (symmetry of the bytes, not of the contention): the block's
-    // share is what the whole fabric carried over the number of blocks.
-    run.duration = core::SimTime::from_seconds(
-        concurrent_time(over_fabric(specs_of(call), config_.fabric_block_gpus, config_.fabric_job_gpus), &run.bytes));
-    const double blocks = static_cast<double>(config_.fabric_job_gpus / config_.fabric_block_gpus);
-    for (auto& b : run.bytes.bytes) b /= blocks;
-  } else {
-    run.duration = core::SimTime::from_seconds(concurrent_time(specs_of(call), &run.bytes));
-  }
+  run.duration = core::SimTime::from_seconds(concurrent_time(specs, &run.bytes));
+  // Full fabric: every block's copy moves the same bytes (symmetry of the bytes, not of the contention), so
+  // the block's share is what the whole fabric carried over the number of blocks.
+  for (auto& b : run.bytes.bytes) b /= static_cast<double>(blocks);
+  if (print) config_.solo_memo->insert(*print, run);
   return config_.solo_memo->insert(head, gpus, run);
 }
 

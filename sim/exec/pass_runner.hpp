@@ -82,6 +82,16 @@ class SoloCollectiveMemo {
   // Looked up by head and a view of the GPUs, so that a hit allocates nothing.
   const SoloRun* find(const Head& head, std::span<const parallel::GpuIndex> gpus) const;
   const SoloRun& insert(const Head& head, std::span<const parallel::GpuIndex> gpus, const SoloRun& run);  // first wins
+  // By what the simulation sees (the network model, the fingerprint of the collectives run together, and the
+  // number of blocks their bytes are shared by): the same collective on other GPUs of a symmetric fabric.
+  struct Print {
+    const net::NetworkModelEntry* network;
+    ReplayFingerprint collectives;
+    std::int64_t blocks;
+    auto operator<=>(const Print&) const = default;
+  };
+  const SoloRun* find(const Print& print) const;
+  void insert(const Print& print, const SoloRun& run);  // first wins
 
  private:
   struct GpusLess {
@@ -92,6 +102,7 @@ class SoloCollectiveMemo {
   };
   mutable std::mutex mutex_;
   std::map<Head, std::map<std::vector<parallel::GpuIndex>, SoloRun, GpusLess>> runs_;
+  std::map<Print, SoloRun> by_print_;
 };
 
 class PassRunner {
@@ -133,6 +144,7 @@ class PassRunner {
 
   const topo::Topology& topology_;
   PassRunnerConfig config_;  // solo_memo never null after construction
+  bool shared_solo_memo_ = false;  // the config came with a solo memo (shared with other runs)
   net::NetLinks links_;      // the topology's links at config_.efficiency, shared by every network the runner builds
 };
 

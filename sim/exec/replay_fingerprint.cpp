@@ -5,6 +5,7 @@
 #include <bit>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <type_traits>
 #include <variant>
@@ -48,11 +49,12 @@ constexpr std::uint32_t kUnnumbered = std::numeric_limits<std::uint32_t>::max();
 // First-appearance numbering of GPUs and links, writing a link's figures into the stream when first seen.
 class Renaming {
  public:
-  Renaming(const workload::PassProgram& program, const topo::Topology& topology, const std::vector<net::NetLink>& links,
-           CanonicalStream& out)
+  // `first`: GPUs numbered 0, 1, ... in this order before any other.
+  Renaming(std::span<const parallel::GpuIndex> first, const topo::Topology& topology,
+           const std::vector<net::NetLink>& links, CanonicalStream& out)
       : topology_(topology), links_(links), out_(out), gpu_(topology.gpu_count(), kUnnumbered),
         link_(links.size(), kUnnumbered) {
-    for (parallel::GpuIndex g : program.gpus) gpu(g);
+    for (parallel::GpuIndex g : first) gpu(g);
   }
   std::uint32_t gpu(topo::GpuId g) {
     K3SIM_ASSERT(g < gpu_.size(), "pass GPU outside the topology");
@@ -127,6 +129,16 @@ void put_transfer(const net::Transfer& tr, const topo::Topology& topology, Renam
   if (tr.sm_copy) names.link(net::sm_copy_port(topology, tr.src));
 }
 
+void put_collectives(const std::vector<net::CollectiveSpec>& specs, const topo::Topology& topology, Renaming& names,
+                     CanonicalStream& out) {
+  out.put(static_cast<std::uint64_t>(specs.size()));
+  for (const auto& spec : specs) {
+    const auto plan = net::expand_collective(spec, topology);
+    out.put(static_cast<std::uint64_t>(plan.transfers.size()));
+    for (const auto& tr : plan.transfers) put_transfer(tr, topology, names, out);
+  }
+}
+
 }  // namespace
 
 ReplayFingerprint replay_fingerprint(const workload::PassProgram& program,
@@ -136,15 +148,17 @@ ReplayFingerprint replay_fingerprint(const workload::PassProgram& program,
   K3SIM_ASSERT(specs.size() == program.collectives.size(), "one spec list per collective");
   CanonicalStream out;
   put_program(program, compute_slowdown, out);
-  Renaming names(program, topology, links, out);
-  for (const auto& group_specs : specs) {
-    out.put(static_cast<std::uint64_t>(group_specs.size()));
-    for (const auto& spec : group_specs) {
-      const auto plan = net::expand_collective(spec, topology);
-      out.put(static_cast<std::uint64_t>(plan.transfers.size()));
-      for (const auto& tr : plan.transfers) put_transfer(tr, topology, names, out);
-    }
-  }
+  Renaming names(program.gpus, topology, links, out);
+  for (const auto& group_specs : specs) put_collectives(group_specs, topology, names, out);
+  return out.digest();
+}
+
+ReplayFingerprint collectives_fingerprint(const std::vector<net::CollectiveSpec>& specs, const topo::Topology& topology,
+                                          const std::vector<net::NetLink>& links) {
+  CanonicalStream out;
+  out.put(std::string_view("k3sim collectives v1"));
+  Renaming names({}, topology, links, out);
+  put_collectives(specs, topology, names, out);
   return out.digest();
 }
 

@@ -37,4 +37,10 @@ ReplayFingerprint replay_fingerprint(const workload::PassProgram& program,
                                      const topo::Topology& topology, const std::vector<net::NetLink>& links,
                                      double compute_slowdown);
 
+// Collectives started together on an idle network (PassRunner::concurrent_time): the same canonical form of
+// their transfers, GPUs numbered in order of first appearance. A collective run alone on other GPUs of a
+// symmetric fabric has the same fingerprint.
+ReplayFingerprint collectives_fingerprint(const std::vector<net::CollectiveSpec>& specs, const topo::Topology& topology,
+                                          const std::vector<net::NetLink>& links);
+
 }  // namespace k3::exec

@@ -106,6 +106,42 @@ TEST(ReplayMemo, ASharedReplayGivesWhatItsOwnReplayGives) {
   EXPECT_EQ(a.duration, b.duration);
 }
 
+TEST(SoloCollectiveMemo, ACollectiveAloneOnAnotherBlockIsFoundByItsFingerprint) {
+  // Passes of one thread per GPU see each collective alone: the all-to-all on GPUs 0-3 is replayed once, and
+  // the same on GPUs 4-7 is found by its fingerprint with the duration and bytes of its own replay; other
+  // bytes are not.
+  const auto topology = oracle::rail_fat_tree(4, 2, 1);
+  PassRunnerConfig c;
+  c.network = &net::network_model("flow", {});
+  c.solo_memo = std::make_shared<SoloCollectiveMemo>();  // shared with other runs: looked up by fingerprint too
+  const PassRunner shared(topology, c), alone = flow_runner(topology, nullptr);
+  const auto one_thread = [](std::vector<parallel::GpuIndex> gpus, double bytes) {
+    workload::PassProgram p;
+    p.gpus = gpus;
+    for (int g = 0; g < 4; ++g) {
+      p.threads.push_back({g, {workload::ComputeStep{kCompute, "dense GEMM"}, workload::IssueStep{0}, workload::WaitStep{0}}});
+    }
+    workload::CollectiveCall call;
+    call.kind = workload::CollectiveKind::alltoall;
+    call.gpus = gpus;
+    call.bytes_per_rank = bytes;
+    p.add_collective(call, {0, 1, 2, 3});
+    return p;
+  };
+  const auto first = one_thread({0, 1, 2, 3}, 8 * kPassMiB);
+  LinkClassBytes first_bytes;
+  (void)shared.run(first, &first_bytes);
+  const auto specs = shared.specs_of(first.collectives[0]);
+  const auto links = net::make_net_links(topology, c.efficiency);
+  EXPECT_NE(shared.config().solo_memo->find({c.network, collectives_fingerprint(specs, topology, links), 1}), nullptr);
+  for (const double bytes : {8 * kPassMiB, 16 * kPassMiB}) {
+    const auto other = one_thread({4, 5, 6, 7}, bytes);
+    LinkClassBytes shared_bytes, own_bytes;
+    EXPECT_EQ(shared.run(other, &shared_bytes).duration, alone.run(other, &own_bytes).duration) << bytes;
+    EXPECT_EQ(shared_bytes.bytes, own_bytes.bytes) << bytes;
+  }
+}
+
 TEST(ReplayMemo, APassInFlightIsReportedThenWaitedFor) {
   ReplayMemo memo;
   const ReplayMemo::Key key{&net::network_model("flow", {}), {1, 2}};
