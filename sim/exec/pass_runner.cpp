@@ -240,21 +240,23 @@ PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes
 std::vector<ReplayRecord> PassRunner::run_all(const std::vector<workload::PassProgram>& programs, int threads) const {
   std::vector<ReplayRecord> out(programs.size());
   std::vector<char> in_flight(programs.size(), 0);
+  std::vector<std::optional<ReplayMemo::Key>> keys(programs.size());
   core::parallel_for(programs.size(), threads, [&](std::size_t i) {
-    if (auto outcome = run_or_share(programs[i], &out[i].bytes, false, false)) {
+    if (auto outcome = run_or_share(programs[i], &out[i].bytes, false, false, &keys[i])) {
       out[i].outcome = std::move(*outcome);
     } else {
       in_flight[i] = 1;
     }
   });
   core::parallel_for(programs.size(), threads, [&](std::size_t i) {
-    if (in_flight[i] != 0) out[i].outcome = *run_or_share(programs[i], &out[i].bytes, false, true);
+    if (in_flight[i] != 0) out[i].outcome = *run_or_share(programs[i], &out[i].bytes, false, true, &keys[i]);
   });
   return out;
 }
 
 std::optional<PassOutcome> PassRunner::run_or_share(const workload::PassProgram& program, LinkClassBytes* link_bytes,
-                                                    bool record_ops, bool wait) const {
+                                                    bool record_ops, bool wait,
+                                                    std::optional<ReplayMemo::Key>* key) const {
   if (!config_.network->replays_overlapping_collectives || !overlaps_collectives(program)) {
     engine::Simulator sim;
     SoloLauncher launcher(
@@ -271,11 +273,14 @@ std::optional<PassOutcome> PassRunner::run_or_share(const workload::PassProgram&
   if (!config_.replays || record_ops) {
     record = replay(program, record_ops);
   } else {
-    std::vector<std::vector<net::CollectiveSpec>> specs;
-    for (const auto& call : program.collectives) specs.push_back(specs_of(call));
-    const ReplayMemo::Key key{config_.network,
-                              replay_fingerprint(program, specs, topology_, *links_, config_.compute_slowdown)};
-    record = config_.replays->get(key, wait, [&] { return replay(program, false); });
+    std::optional<ReplayMemo::Key> own;
+    auto& k = key != nullptr ? *key : own;
+    if (!k) {
+      std::vector<std::vector<net::CollectiveSpec>> specs;
+      for (const auto& call : program.collectives) specs.push_back(specs_of(call));
+      k = ReplayMemo::Key{config_.network, replay_fingerprint(program, specs, topology_, *links_, config_.compute_slowdown)};
+    }
+    record = config_.replays->get(*k, wait, [&] { return replay(program, false); });
     if (!record) return std::nullopt;
   }
   if (link_bytes != nullptr) {

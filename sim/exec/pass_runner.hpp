@@ -137,8 +137,11 @@ class PassRunner {
 
  private:
   const SoloRun& solo(const workload::CollectiveCall& call) const;
+  // `key` (optional): the pass's replay memo key, computed here when empty and kept there, so that a pass
+  // found in flight is not fingerprinted again when it is waited for.
   std::optional<PassOutcome> run_or_share(const workload::PassProgram& program, LinkClassBytes* link_bytes,
-                                          bool record_ops, bool wait) const;
+                                          bool record_ops, bool wait,
+                                          std::optional<ReplayMemo::Key>* key = nullptr) const;
   ReplayRecord replay(const workload::PassProgram& program, bool record_ops) const;
   bool overlaps_collectives(const workload::PassProgram& program) const;
 
