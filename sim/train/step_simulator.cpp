@@ -11,6 +11,7 @@
 #include "model/totals.hpp"
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
+#include "sim/train/expert_load_sample.hpp"
 #include "sim/train/layer_results.hpp"
 #include "sim/train/layout_checks.hpp"
 #include "sim/train/op_trace.hpp"
@@ -33,20 +34,6 @@ using core::SimTime;
 
 // FP8 dispatch carries one fp32 scale per 128 elements (DeepSeek-V3, arXiv:2412.19437 section 3.3).
 double element_bytes(workload::ElementType t) { return t == workload::ElementType::fp8 ? 1.0 + 4.0 / 128 : 2.0; }
-
-// Everything sample_moe reads, as text: runs whose keys are equal draw the same sample. The balancer state
-// enters by its file (one search or band reads one file), and the group by its GPUs.
-std::string moe_sample_key(const workload::MoeSamplingSpec& m, const workload::ExpertLoadSpec& load) {
-  std::string key = fmt::format(
-      "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", m.model_name, m.experts, m.top_k, m.width,
-      m.gpus_per_node, m.node_limit, m.copy_per_expert, m.dispatch_bytes_per_element, m.combine_bytes_per_element,
-      m.gradient_bytes_per_element, m.tokens_per_gpu, m.balanced, m.balancer, m.balancer_steps,
-      m.balancer_tokens_per_rank, m.bins, m.sample_tokens, m.distinct_samples, m.seed, static_cast<int>(load.kind),
-      load.kind == workload::ExpertLoadKind::state ? load.state : std::string());
-  for (const auto g : m.group) key += fmt::format("{},", g);
-  return key;
-}
-
 
 class StepRun {
  public:
@@ -238,17 +225,9 @@ class StepRun {
     call.group_stride = map_.ep_shape().stride;
     const auto block = static_cast<int>(call.gpus.size());
     const auto job = static_cast<std::int64_t>(topo_.gpu_count());
-    std::optional<SymmetryCheckResult> shared;
+    const auto check = [&] { return check_symmetry(runner_, topo_, call, block, job); };
     const StepReuse::SymmetryKey key{call.matrix.get(), call.gpus, call.group_size, call.group_stride, block};
-    if (opt_.reuse != nullptr) {
-      const std::lock_guard lock(opt_.reuse->mutex);
-      if (const auto it = opt_.reuse->symmetry.find(key); it != opt_.reuse->symmetry.end()) shared = it->second;
-    }
-    symmetry_ = shared ? *shared : check_symmetry(runner_, topo_, call, block, job);
-    if (opt_.reuse != nullptr && !shared) {
-      const std::lock_guard lock(opt_.reuse->mutex);
-      opt_.reuse->symmetry.emplace(key, symmetry_);  // the first wins; another thread computed the same
-    }
+    symmetry_ = opt_.reuse != nullptr ? opt_.reuse->find_or_make(opt_.reuse->symmetry, key, check) : check();
     symmetry_.scope = sc_.network_scope == NetworkScope::fabric ? "fabric" : "auto";
     symmetry_.full_fabric = sc_.network_scope == NetworkScope::fabric || symmetry_.difference() > kSymmetryBound;
     if (symmetry_.full_fabric) runner_.use_full_fabric(block, job);
@@ -258,7 +237,7 @@ class StepRun {
     const auto& L = map_.layout();
     if (L.ep <= 1 || !spec_.has_moe()) {
       // Read all the same: a state written for another model is an error whatever the layout.
-      if (sc_.expert_load.kind == workload::ExpertLoadKind::state) state_ = workload::read_balancer_state(sc_.expert_load, spec_);
+      if (sc_.expert_load.kind == workload::ExpertLoadKind::state) (void)workload::read_balancer_state(sc_.expert_load, spec_);
       return;
     }
     workload::MoeSamplingSpec m;
@@ -280,31 +259,7 @@ class StepRun {
     m.bins = sc_.expert_load.bins;
     m.seed = sc_.seed;
     m.state_at = sc_.expert_load.state_at;
-    const auto read_state_and_sample = [&] {
-      if (sc_.expert_load.kind == workload::ExpertLoadKind::state) {
-        state_ = workload::read_balancer_state(sc_.expert_load, spec_);
-        m.state = &*state_;
-      }
-      return workload::sample_moe(m);
-    };
-    if (opt_.reuse != nullptr) {
-      const auto key = moe_sample_key(m, sc_.expert_load);
-      std::shared_ptr<const workload::MoeSample> shared;
-      {
-        const std::lock_guard lock(opt_.reuse->mutex);
-        if (const auto it = opt_.reuse->moe.find(key); it != opt_.reuse->moe.end()) shared = it->second;
-      }
-      if (!shared) {
-        // Sampled outside the lock; a thread that sampled the same key first wins (the samples are equal).
-        auto fresh = std::make_shared<const workload::MoeSample>(read_state_and_sample());
-        const std::lock_guard lock(opt_.reuse->mutex);
-        shared = opt_.reuse->moe.emplace(key, std::move(fresh)).first->second;
-      }
-      moe_ = *shared;  // copies share the traffic matrices, whose addresses key the collective memo
-    } else {
-      moe_ = read_state_and_sample();
-    }
-    register_routing_figures(m);
+    moe_ = sample_expert_load(std::move(m), sc_.expert_load, spec_, opt_.reuse, prov_);
     // Samples are cycled by position inside each stage, so stages of the same composition are identical
     // and their passes are simulated once.
     for (const auto& stage : stages_) {
@@ -312,26 +267,6 @@ class StepRun {
       for (int b : stage.blocks) {
         if (model::has_expert_dispatch(blocks_[static_cast<std::size_t>(b)])) moe_layers_[b] = moe_.layers[i++ % moe_.layers.size()];
       }
-    }
-  }
-
-  // The synthetic router's settings and the batch the expert load was counted from: they shape the traffic
-  // matrices and the per-GPU load. Listed exactly (no range): the band's runs share one routing sample.
-  void register_routing_figures(const workload::MoeSamplingSpec& m) {
-    using core::SourceKind;
-    const routing::RouterConfig router;
-    const std::string src = "synthetic router (model/routing/synthetic_router.hpp), assumption: ";
-    prov_.add_exact("router.popularity_sigma", m.balanced ? 0.0 : router.popularity_sigma, "logit", SourceKind::assumption,
-                    src + "std of the per-expert logit offsets (initial imbalance; 0 for a uniform load)");
-    prov_.add_exact("router.topic_spread", m.balanced ? 0.0 : router.topic_spread, "logit", SourceKind::assumption,
-                    src + "std of the topic centroids (token correlation; 0 for a uniform load)");
-    prov_.add_exact("router.token_noise", router.token_noise, "logit", SourceKind::assumption,
-                    src + "std of a token's features around its topic centroid");
-    prov_.add_exact("router.routing_samples", m.distinct_samples, "count", SourceKind::assumption,
-                    "distinct routing samples cycled over the MoE layers (workload::MoeSamplingSpec)");
-    if (moe_.sample_tokens_per_step > 0) {
-      prov_.add_exact("balancer.sample_tokens_per_step", moe_.sample_tokens_per_step, "tokens", SourceKind::assumption,
-                      "tokens per step the balancer state's per-expert loads were counted from (" + moe_.load_source + ")");
     }
   }
 
@@ -535,7 +470,6 @@ class StepRun {
   PassMemo by_class_;
   std::vector<int> stage_class_;
   std::map<std::pair<int, int>, SimTime> p2p_;
-  std::optional<balancing::BalancerState> state_;
   workload::ContextParallelLoad cp_load_;
   double events_ = 0;
 };
