@@ -43,16 +43,21 @@ std::vector<input::Override> candidate_overrides(const PlanBase& base, const Pla
   return out;
 }
 
-train::StepResult simulate_candidate(const PlanBase& base, const PlanOptions& o, const GridPoint& point,
-                                     const char* network, train::StepReuse& reuse) {
-  const auto step = input::parse_scenario(base.yaml_text, base.source, candidate_overrides(base, o, point, network));
+train::StepOptions candidate_step_options(train::StepReuse& reuse) {
   train::StepOptions opt;
   opt.trace = false;
   opt.per_layer = false;  // the per-layer tables do not enter the ranking
   opt.threads = 1;        // the candidates themselves share the cores
-  opt.reuse = &reuse;     // candidates share expert-load samples and the collectives simulated alone
+  opt.reuse = &reuse;     // candidates share expert-load samples, collectives simulated alone and replayed passes
   opt.stop_when_over_memory = true;  // an infeasible candidate needs no times
-  return train::simulate_step(step, base.inputs.model, *base.inputs.topology, base.inputs.profile_or_null(), opt);
+  return opt;
+}
+
+train::StepResult simulate_candidate(const PlanBase& base, const PlanOptions& o, const GridPoint& point,
+                                     const char* network, train::StepReuse& reuse) {
+  const auto step = input::parse_scenario(base.yaml_text, base.source, candidate_overrides(base, o, point, network));
+  return train::simulate_step(step, base.inputs.model, *base.inputs.topology, base.inputs.profile_or_null(),
+                              candidate_step_options(reuse));
 }
 
 PlanCandidate summarize(const GridPoint& point, const train::StepResult& r) {
@@ -127,7 +132,7 @@ std::vector<PlanCandidate> simulate_best_first(const std::vector<std::size_t>& o
     while (next < order.size() && round.size() < kRound && bound_s[order[next]] <= threshold) round.push_back(order[next++]);
     if (round.empty()) break;
     const auto results =
-        spread(round.size(), [&](std::size_t r) { return candidate_to_json(simulate(round[r])).dump(); });
+        spread(round.size(), each_index([&](std::size_t r) { return candidate_to_json(simulate(round[r])).dump(); }));
     for (const auto& text : results) {
       auto c = candidate_from_json(nlohmann::json::parse(text));
       if (c.feasible) {
@@ -143,13 +148,12 @@ double objective_of(const PlanCandidate& c, PlanObjective o) {
   return o == PlanObjective::cost ? c.cost_per_trillion_tokens_usd.value_or(0) : c.step_time_s;
 }
 
-// Candidate `c` again on the flow network and, with `band_samples`, its uncertainty band, drawn with the
+// A candidate's flow-network result as JSON and, with `band_samples`, its uncertainty band, drawn with the
 // scenario's seed so that sample s draws every registered number the same for every candidate.
-nlohmann::json flow_and_band(const PlanBase& base, const PlanOptions& o, const PlanCandidate& c, train::StepReuse& reuse) {
-  const auto flow = simulate_candidate(base, o, c.settings, "flow", reuse);
+nlohmann::json flow_and_band(const PlanBase& base, const PlanOptions& o, const input::Scenario& step,
+                             const train::StepResult& flow) {
   nlohmann::json j{{"flow_step_time_s", flow.step_time_s}};
   if (o.band_samples <= 0) return j;
-  const auto step = input::parse_scenario(base.yaml_text, base.source, candidate_overrides(base, o, c.settings, "flow"));
   train::BandOptions band_options;
   band_options.samples = o.band_samples;
   band_options.seed = step.seed;
@@ -160,6 +164,41 @@ nlohmann::json flow_and_band(const PlanBase& base, const PlanOptions& o, const P
   j["band"] = {band.step_time_s.p10, band.step_time_s.p50, band.step_time_s.p90};
   j["samples"] = band.sample_step_time_s;
   return j;
+}
+
+// The candidates `top[indices]` again on the flow network (flow_and_band), as one batch: every candidate is
+// prepared, then the passes of all of them run on the threads together, those replayed flow by flow first
+// (the long ones), then each candidate is finished. Candidates share passes through the replay memo: a pass
+// one candidate finds another replaying is left to its finish, which by then finds it done. One candidate per
+// thread instead left cores idle at the tail and while one candidate waited on another's pass.
+std::vector<std::string> flow_rechecks(const PlanBase& base, const PlanOptions& o, const std::vector<PlanCandidate>& top,
+                                       const std::vector<std::size_t>& indices, int threads, train::StepReuse& reuse) {
+  const std::size_t n = indices.size();
+  std::vector<std::optional<input::Scenario>> steps(n);
+  std::vector<std::optional<train::PreparedStep>> prepared(n);
+  core::parallel_for(n, threads, [&](std::size_t k) {
+    steps[k].emplace(input::parse_scenario(base.yaml_text, base.source,
+                                           candidate_overrides(base, o, top[indices[k]].settings, "flow")));
+    prepared[k].emplace(*steps[k], base.inputs.model, *base.inputs.topology, base.inputs.profile_or_null(),
+                        candidate_step_options(reuse));
+  });
+  std::vector<std::pair<std::size_t, std::size_t>> tasks;  // (candidate, pass)
+  for (const bool long_ones : {true, false}) {
+    for (std::size_t k = 0; k < n; ++k) {
+      auto* passes = prepared[k]->passes();
+      for (std::size_t i = 0; passes != nullptr && i < passes->size(); ++i) {
+        if (passes->replays_flows(i) == long_ones) tasks.emplace_back(k, i);
+      }
+    }
+  }
+  core::parallel_for(tasks.size(), threads, [&](std::size_t t) { prepared[tasks[t].first]->passes()->try_run(tasks[t].second); });
+  std::vector<std::string> out(n);
+  core::parallel_for(n, threads, [&](std::size_t k) {
+    const auto flow = prepared[k]->finish();
+    prepared[k].reset();
+    out[k] = flow_and_band(base, o, *steps[k], flow).dump();
+  });
+  return out;
 }
 
 // Each band sample ranks the top K; how many keep the flow network's winner first, and its whole order.
@@ -186,9 +225,17 @@ bool changes_resolved_inputs(const std::string& key) {
 }
 
 SpreadWork spread_on_threads(int threads) {
-  return [threads](std::size_t n, const std::function<std::string(std::size_t)>& job) {
-    std::vector<std::string> out(n);
-    core::parallel_for(n, threads, [&](std::size_t i) { out[i] = job(i); });
+  return [threads](std::size_t n, const BatchJob& batch) {
+    std::vector<std::size_t> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = i;
+    return batch(all, threads);
+  };
+}
+
+BatchJob each_index(std::function<std::string(std::size_t)> job) {
+  return [job = std::move(job)](const std::vector<std::size_t>& indices, int threads) {
+    std::vector<std::string> out(indices.size());
+    core::parallel_for(indices.size(), threads, [&](std::size_t k) { out[k] = job(indices[k]); });
     return out;
   };
 }
@@ -248,7 +295,7 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   auto fixes_on_analytical = o.fixes;
   fixes_on_analytical.push_back({"network", "analytical"});
   const SpreadWork spread = o.spread ? o.spread : spread_on_threads(o.threads);
-  const auto checked = spread(points.size(), [&](std::size_t i) {
+  const auto checked = spread(points.size(), each_index([&](std::size_t i) {
     double bound = 0;
     const auto refusal = check_point_rules(base, fixes_on_analytical, points[i], [&](const input::Scenario& step) {
       try {
@@ -258,7 +305,7 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
     });
     return (refusal ? nlohmann::json{{"rule", refusal->rule}, {"message", refusal->message}} : nlohmann::json{{"bound", bound}})
         .dump();
-  });
+  }));
   std::vector<std::size_t> survivors;
   std::vector<double> bound_s;
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -348,7 +395,9 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   const std::size_t top = std::min<std::size_t>(feasible, static_cast<std::size_t>(o.top_k));
   const double flow_start_s = core::wall_clock_s();
   const std::size_t replayed_before = reuse.replays->replayed(), reused_before = reuse.replays->reused();
-  const auto reruns = spread(top, [&](std::size_t i) { return flow_and_band(base, o, simulated[i], reuse).dump(); });
+  const auto reruns = spread(top, [&](const std::vector<std::size_t>& indices, int threads) {
+    return flow_rechecks(base, o, simulated, indices, threads, reuse);
+  });
   std::vector<double> flow_s;
   std::vector<std::vector<double>> samples;
   for (std::size_t i = 0; i < top; ++i) {

@@ -29,9 +29,13 @@ enum class PlanObjective { time, cost };
 // Runs `n` independent jobs and returns what each returned, in index order. The search hands its rule checks,
 // its rounds of simulations and its top-K re-runs to one of these: spread_on_threads here, or sweep_mpi.hpp's
 // over MPI ranks (every rank calls it with the same jobs and gets every result, so every rank makes the same
-// decisions). Results are text so that they can cross processes.
-using SpreadWork = std::function<std::vector<std::string>(std::size_t n, const std::function<std::string(std::size_t)>& job)>;
+// decisions). Results are text so that they can cross processes. A process gets its share of the jobs as one
+// batch (their indices, and the threads to run them on), so that a batch can interleave its jobs' parts.
+using BatchJob = std::function<std::vector<std::string>(const std::vector<std::size_t>& indices, int threads)>;
+using SpreadWork = std::function<std::vector<std::string>(std::size_t n, const BatchJob& batch)>;
 SpreadWork spread_on_threads(int threads);
+// The batch that runs `job` for each of its indices on its threads.
+BatchJob each_index(std::function<std::string(std::size_t)> job);
 
 struct PlanOptions {
   std::vector<input::Override> fixes;  // --fix: keys held at one value (and out of the search)

@@ -95,11 +95,11 @@ std::vector<PointResult> run_points_mpi(const MpiSession& mpi, const std::vector
 
 SpreadWork spread_over_ranks(const MpiSession& mpi, int threads) {
   const int rank = mpi.rank(), size = mpi.size();
-  return [rank, size, threads](std::size_t n, const std::function<std::string(std::size_t)>& job) {
+  return [rank, size, threads](std::size_t n, const BatchJob& batch) {
     std::vector<std::size_t> mine;
     for (std::size_t i = static_cast<std::size_t>(rank); i < n; i += static_cast<std::size_t>(size)) mine.push_back(i);
-    std::vector<std::string> done(mine.size());
-    core::parallel_for(mine.size(), threads, [&](std::size_t k) { done[k] = job(mine[k]); });
+    const std::vector<std::string> done = batch(mine, threads);
+    K3SIM_ASSERT(done.size() == mine.size(), "a batch returned one result per index");
     // Every rank's results as one blob and their lengths, gathered on every rank.
     std::string blob;
     std::vector<std::int64_t> lengths;

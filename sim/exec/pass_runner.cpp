@@ -237,23 +237,6 @@ PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes
   return *run_or_share(program, link_bytes, record_ops, true);
 }
 
-std::vector<ReplayRecord> PassRunner::run_all(const std::vector<workload::PassProgram>& programs, int threads) const {
-  std::vector<ReplayRecord> out(programs.size());
-  std::vector<char> in_flight(programs.size(), 0);
-  std::vector<std::optional<ReplayMemo::Key>> keys(programs.size());
-  core::parallel_for(programs.size(), threads, [&](std::size_t i) {
-    if (auto outcome = run_or_share(programs[i], &out[i].bytes, false, false, &keys[i])) {
-      out[i].outcome = std::move(*outcome);
-    } else {
-      in_flight[i] = 1;
-    }
-  });
-  core::parallel_for(programs.size(), threads, [&](std::size_t i) {
-    if (in_flight[i] != 0) out[i].outcome = *run_or_share(programs[i], &out[i].bytes, false, true, &keys[i]);
-  });
-  return out;
-}
-
 std::optional<PassOutcome> PassRunner::run_or_share(const workload::PassProgram& program, LinkClassBytes* link_bytes,
                                                     bool record_ops, bool wait,
                                                     std::optional<ReplayMemo::Key>* key) const {

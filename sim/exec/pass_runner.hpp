@@ -113,10 +113,6 @@ class PassRunner {
   // PassOutcome::ops for the per-op trace.
   PassOutcome run(const workload::PassProgram& program, LinkClassBytes* link_bytes = nullptr,
                   bool record_ops = false) const;
-  // Runs every program on `threads` workers (the caller one of them). A pass that another run sharing the
-  // replay memo is replaying is left to last and waited for, so that runs sharing passes split them instead
-  // of one idling while the other replays. Outcomes and bytes are in the programs' order.
-  std::vector<ReplayRecord> run_all(const std::vector<workload::PassProgram>& programs, int threads) const;
   // One collective alone on an idle network (pipeline transfers, DP reductions).
   core::Seconds collective_time(const net::CollectiveSpec& spec, LinkClassBytes* link_bytes = nullptr) const;
   // Several collectives started together, contending; returns when the last completes. `network`: another
@@ -132,18 +128,21 @@ class PassRunner {
   void use_full_fabric(int block_gpus, std::int64_t job_gpus);
 
   const PassRunnerConfig& config() const { return config_; }
+  // Whether the pass has GPUs running collectives side by side (more than one thread on a GPU).
+  bool overlaps_collectives(const workload::PassProgram& program) const;
   // One spec per independent group of the call (one for a call of one group).
   std::vector<net::CollectiveSpec> specs_of(const workload::CollectiveCall& call) const;
 
  private:
   const SoloRun& solo(const workload::CollectiveCall& call) const;
-  // `key` (optional): the pass's replay memo key, computed here when empty and kept there, so that a pass
+  // Runs the pass or shares it from the replay memo; with `wait` false, nullopt where another run is replaying
+  // it. `key` (optional): the pass's replay memo key, computed here when empty and kept there, so that a pass
   // found in flight is not fingerprinted again when it is waited for.
   std::optional<PassOutcome> run_or_share(const workload::PassProgram& program, LinkClassBytes* link_bytes,
                                           bool record_ops, bool wait,
                                           std::optional<ReplayMemo::Key>* key = nullptr) const;
   ReplayRecord replay(const workload::PassProgram& program, bool record_ops) const;
-  bool overlaps_collectives(const workload::PassProgram& program) const;
+  friend class PassBatch;  // tries a pass without waiting, then waits
 
   const topo::Topology& topology_;
   PassRunnerConfig config_;  // solo_memo never null after construction

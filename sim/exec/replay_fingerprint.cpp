@@ -2,7 +2,9 @@
 
 #include <xxhash.h>
 
+#include <array>
 #include <bit>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <span>
@@ -13,12 +15,15 @@
 #include "core/error.hpp"
 #include "sim/net/collectives/collective_plan.hpp"
 #include "sim/net/network_factory.hpp"
+#include "topologies/route_memo.hpp"
 
 namespace k3::exec {
 
 namespace {
 
 // The canonical form streamed into XXH3-128, field by field (fixed-size values, strings with their length).
+// Fields gather in a buffer handed to xxhash a block at a time: a K3 F&B pass is ~30M fields, and an update
+// call per field cost more than the hashing. Streaming in blocks gives the same digest as one call.
 class CanonicalStream {
  public:
   CanonicalStream() : state_(XXH3_createState(), &XXH3_freeState) {
@@ -28,20 +33,32 @@ class CanonicalStream {
   template <typename T>
   void put(const T& value) {
     static_assert(std::is_trivially_copyable_v<T> && std::has_unique_object_representations_v<T>);
-    XXH3_128bits_update(state_.get(), &value, sizeof(T));
+    static_assert(sizeof(T) <= kBlock);
+    if (used_ + sizeof(T) > kBlock) flush();
+    std::memcpy(buffer_.data() + used_, &value, sizeof(T));
+    used_ += sizeof(T);
   }
   void put(double value) { put(std::bit_cast<std::uint64_t>(value)); }
   void put(std::string_view text) {
     put(static_cast<std::uint64_t>(text.size()));
+    flush();
     XXH3_128bits_update(state_.get(), text.data(), text.size());
   }
-  ReplayFingerprint digest() const {
+  ReplayFingerprint digest() {
+    flush();
     const XXH128_hash_t h = XXH3_128bits_digest(state_.get());
     return {h.low64, h.high64};
   }
 
  private:
+  static constexpr std::size_t kBlock = 16384;
+  void flush() {
+    XXH3_128bits_update(state_.get(), buffer_.data(), used_);
+    used_ = 0;
+  }
   std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state_;
+  std::array<unsigned char, kBlock> buffer_{};
+  std::size_t used_ = 0;
 };
 
 constexpr std::uint32_t kUnnumbered = std::numeric_limits<std::uint32_t>::max();
@@ -52,7 +69,7 @@ class Renaming {
   // `first`: GPUs numbered 0, 1, ... in this order before any other.
   Renaming(std::span<const parallel::GpuIndex> first, const topo::Topology& topology,
            const std::vector<net::NetLink>& links, CanonicalStream& out)
-      : topology_(topology), links_(links), out_(out), gpu_(topology.gpu_count(), kUnnumbered),
+      : topology_(topology), links_(links), out_(out), routes_(topology), gpu_(topology.gpu_count(), kUnnumbered),
         link_(links.size(), kUnnumbered) {
     for (parallel::GpuIndex g : first) gpu(g);
   }
@@ -61,6 +78,7 @@ class Renaming {
     if (gpu_[g] == kUnnumbered) gpu_[g] = next_gpu_++;
     return gpu_[g];
   }
+  std::span<const topo::LinkId> route(topo::GpuId a, topo::GpuId b) { return routes_.route(a, b); }
   void link(net::NetLinkId l) {
     K3SIM_ASSERT(l < link_.size(), "path link outside the network");
     if (link_[l] != kUnnumbered) {
@@ -80,6 +98,7 @@ class Renaming {
   const topo::Topology& topology_;
   const std::vector<net::NetLink>& links_;
   CanonicalStream& out_;
+  topo::RouteMemo routes_;
   std::vector<std::uint32_t> gpu_;
   std::vector<std::uint32_t> link_;
   std::uint32_t next_gpu_ = 0;
@@ -123,7 +142,7 @@ void put_transfer(const net::Transfer& tr, const topo::Topology& topology, Renam
   out.put(static_cast<std::uint64_t>(tr.after.size()));
   for (std::uint32_t before : tr.after) out.put(before);
   if (tr.barrier) return;  // no flow: the collective engine looks up no path
-  const auto path = topology.route(tr.src, tr.dst);
+  const auto path = names.route(tr.src, tr.dst);
   out.put(static_cast<std::uint64_t>(path.size() + (tr.sm_copy ? 1 : 0)));
   for (topo::LinkId l : path) names.link(l);
   if (tr.sm_copy) names.link(net::sm_copy_port(topology, tr.src));

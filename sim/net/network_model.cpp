@@ -11,21 +11,22 @@ NetworkModel::NetworkModel(engine::Simulator& sim, NetLinks links) : sim_(sim), 
 }
 
 std::uint32_t NetworkModel::slot(NetLinkId link) {
-  const auto [it, fresh] = slots_.try_emplace(link, static_cast<std::uint32_t>(slot_links_.size()));
-  if (fresh) {
+  if (link >= slots_.size()) slots_.resize(link + 1, kNoSlot);
+  std::uint32_t& s = slots_[link];
+  if (s == kNoSlot) {
     const NetLink& l = (*links_)[link];
     K3SIM_ASSERT(l.capacity_bytes_per_s > 0, "network link with non-positive capacity");
     K3SIM_ASSERT(l.latency_s >= 0, "network link with negative latency");
+    s = static_cast<std::uint32_t>(slot_links_.size());
     slot_links_.push_back(link);
     finished_bytes_.push_back(0.0);
   }
-  return it->second;
+  return s;
 }
 
 std::optional<std::uint32_t> NetworkModel::find_slot(NetLinkId link) const {
-  const auto it = slots_.find(link);
-  if (it == slots_.end()) return std::nullopt;
-  return it->second;
+  if (link >= slots_.size() || slots_[link] == kNoSlot) return std::nullopt;
+  return slots_[link];
 }
 
 Seconds NetworkModel::path_latency_s(std::span<const NetLinkId> path) const {

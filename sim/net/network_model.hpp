@@ -8,7 +8,6 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -72,7 +71,9 @@ class NetworkModel : public engine::Model {
 
  private:
   std::vector<NetLinkId> slot_links_;  // slot -> link
-  std::unordered_map<NetLinkId, std::uint32_t> slots_;
+  // link -> slot, kNoSlot where unused; grown to the highest link used (a few ten thousand entries at most).
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+  std::vector<std::uint32_t> slots_;
 };
 
 }  // namespace k3::net

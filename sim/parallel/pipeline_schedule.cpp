@@ -77,7 +77,7 @@ class DoneTimes {
 
 }  // namespace
 
-PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& costs) {
+PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& costs, bool with_passes) {
   int microbatches = 1;
   for (const auto& list : s.passes) {
     for (const auto& p : list) microbatches = std::max({microbatches, p.work.microbatch + 1, p.backward.microbatch + 1});
@@ -88,6 +88,7 @@ PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& co
 
   PipelineTimeline t;
   t.per_rank.resize(s.passes.size());
+  for (std::size_t r = 0; with_passes && r < s.passes.size(); ++r) t.per_rank[r].reserve(s.passes[r].size());
   t.busy.assign(s.passes.size(), SimTime::zero());
   t.sending.assign(s.passes.size(), SimTime::zero());
   std::vector<std::size_t> next(s.passes.size(), 0);
@@ -166,7 +167,7 @@ PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& co
           t.sending[ri] += held;
         }
         t.busy[ri] += duration;
-        t.per_rank[ri].push_back({pass, start, end});
+        if (with_passes) t.per_rank[ri].push_back({pass, start, end});
         const auto record = [&](DoneTimes& done, ChunkWork w) {
           done.set(s.stream_of(r, w.chunk), s.stage_of(r, w.chunk), w.microbatch, end);
         };

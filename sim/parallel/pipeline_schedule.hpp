@@ -102,7 +102,9 @@ struct PipelineTimeline {
 // Runs every rank's passes in order, each starting when its rank is free and its inputs have arrived
 // (forward from the previous stage, backward from the next stage or its own forward at the last stage).
 // Throws InternalError if the schedule deadlocks (a bug in a schedule generator).
-PipelineTimeline execute_pipeline(const PipelineSchedule& schedule, const PassCosts& costs);
+// `with_passes` false leaves per_rank empty: a bound or a dry run needs only the makespan (or the calls to
+// `costs`), and writing ~4,000 pass timings was two fifths of the executor's time in a K3 plan search.
+PipelineTimeline execute_pipeline(const PipelineSchedule& schedule, const PassCosts& costs, bool with_passes = true);
 
 std::string to_string(PassKind k);
 

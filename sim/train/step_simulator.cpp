@@ -17,6 +17,7 @@
 #include "sim/train/op_trace.hpp"
 #include "sim/workload/moe_sampling.hpp"
 #include "sim/workload/pass_builder.hpp"
+#include "sim/exec/pass_batch.hpp"
 #include "sim/exec/pass_runner.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
 #include "sim/parallel/rank_mapping.hpp"
@@ -35,6 +36,8 @@ using core::SimTime;
 // FP8 dispatch carries one fp32 scale per 128 elements (DeepSeek-V3, arXiv:2412.19437 section 3.3).
 double element_bytes(workload::ElementType t) { return t == workload::ElementType::fp8 ? 1.0 + 4.0 / 128 : 2.0; }
 
+}  // namespace
+
 class StepRun {
  public:
   StepRun(const StepSpec& sc, const model::ModelSpec& spec, const topo::Topology& topo,
@@ -45,23 +48,31 @@ class StepRun {
         cost_(make_cost_model(sc, topo, profile, prov_)),
         runner_(topo, runner_config()) {}
 
-  StepResult run() {
-    const auto mb = prepare_layout();
-    prepare_moe(mb);
-    auto described = describe_step(accounting_inputs(mb));
-    if (opt_.stop_when_over_memory && !described.fits_in_memory) return described;
+  // The step up to its passes: layout, expert load, memory, network scope, and the batch of passes the
+  // pipeline runs (none for a layout over memory where the options stop there).
+  void prepare() {
+    mb_ = prepare_layout();
+    prepare_moe(mb_);
+    described_ = describe_step(accounting_inputs(mb_));
+    if (opt_.stop_when_over_memory && !described_.fits_in_memory) return;
     choose_network_scope();
+    list_passes();
+  }
 
-    simulate_passes(core::resolve_threads(opt_.threads));
+  exec::PassBatch* passes() { return batch_ ? &*batch_ : nullptr; }
+
+  StepResult finish() {
+    if (!batch_) return std::move(described_);
+    collect_passes(core::resolve_threads(opt_.threads));
     parallel::PassCosts costs;
     costs.forward = [this](int r, int c) { return pass(r, c, workload::PassPart::forward).duration; };
     costs.backward = [this](int r, int c) { return pass(r, c, workload::PassPart::backward).duration; };
     costs.weight = [this](int r, int c) { return pass(r, c, workload::PassPart::weight).duration; };
     costs.forward_backward = [this](int r, int f, int b) { return overlapped(r, f, b).duration; };
-    costs.p2p = [this, &mb](int from, int to) { return p2p(from, to, mb); };
+    costs.p2p = [this](int from, int to) { return p2p(from, to, mb_); };
     costs.blocking_p2p = sc_.communication.blocking_pipeline_p2p;
     timeline_ = parallel::execute_pipeline(schedule_, costs);
-    auto result = account_step(accounting_inputs(mb), std::move(described));
+    auto result = account_step(accounting_inputs(mb_), std::move(described_));
     result.symmetry = symmetry_;
     if (opt_.op_trace) {
       result.op_trace = trace_ops(timeline_, runner_, topo_, [this](int rank, const parallel::Pass& p) {
@@ -95,7 +106,7 @@ class StepRun {
       if (!m) m = exec::busiest_compute_stream(program_of(rank, f_stage, b_stage, part), runner_.config().compute_slowdown);
       return *m;
     };
-    return parallel::execute_pipeline(schedule_, costs_by_stage(compute_only)).makespan.seconds();
+    return parallel::execute_pipeline(schedule_, costs_by_stage(compute_only), false).makespan.seconds();
   }
 
  private:
@@ -381,29 +392,33 @@ class StepRun {
   }
 
   // The passes of different stage classes are independent simulations, and which of them the schedule runs
-  // does not depend on what they cost: a dry run of the pipeline lists them, each class is simulated for
-  // the lowest pipeline rank that runs it (so the result does not depend on the order of the calls or on
-  // the thread count), on `threads` workers; the timed run then finds every pass in the memo.
-  void simulate_passes(int threads) {
+  // does not depend on what they cost: a dry run of the pipeline lists them, each class simulated for the
+  // lowest pipeline rank that runs it (so the result does not depend on the order of the calls or on the
+  // thread count). They form the batch that passes() hands out; the timed run then finds every pass in the memo.
+  void list_passes() {
     std::map<PassKey, std::tuple<int, int, int, workload::PassPart>> wanted;  // class -> (rank, f_stage, b_stage, part)
     const auto want = [&](int rank, int f_stage, int b_stage, workload::PassPart part) {
       const auto [it, fresh] = wanted.try_emplace(class_key(f_stage, b_stage, part), rank, f_stage, b_stage, part);
       if (!fresh && rank < std::get<0>(it->second)) it->second = {rank, f_stage, b_stage, part};
       return SimTime::from_seconds(1e-3);
     };
-    (void)parallel::execute_pipeline(schedule_, costs_by_stage(want));
+    (void)parallel::execute_pipeline(schedule_, costs_by_stage(want), false);
 
-    std::vector<PassKey> keys;
     std::vector<workload::PassProgram> programs;
     for (const auto& [ck, w] : wanted) {
       const auto& [rank, f_stage, b_stage, part] = w;
-      keys.push_back(ck);
+      batch_keys_.push_back(ck);
       programs.push_back(program_of(rank, f_stage, b_stage, part));
     }
-    const auto runs = runner_.run_all(programs, threads);
-    for (std::size_t i = 0; i < keys.size(); ++i) {
+    batch_.emplace(runner_, std::move(programs));
+  }
+
+  // The batch's passes, those not yet simulated on `threads` workers, into the memo.
+  void collect_passes(int threads) {
+    const auto runs = batch_->finish(threads);
+    for (std::size_t i = 0; i < batch_keys_.size(); ++i) {
       events_ += static_cast<double>(runs[i].outcome.events);
-      by_class_.emplace(keys[i], summarize_pass(programs[i], runs[i].outcome, runs[i].bytes));
+      by_class_.emplace(batch_keys_[i], summarize_pass(batch_->program(i), runs[i].outcome, runs[i].bytes));
     }
   }
 
@@ -472,13 +487,37 @@ class StepRun {
   std::map<std::pair<int, int>, SimTime> p2p_;
   workload::ContextParallelLoad cp_load_;
   double events_ = 0;
+  model::MicroBatch mb_;
+  StepResult described_;
+  std::optional<exec::PassBatch> batch_;
+  std::vector<PassKey> batch_keys_;
 };
 
-}  // namespace
+PreparedStep::PreparedStep(const StepSpec& scenario, const model::ModelSpec& spec, const topo::Topology& topology,
+                           const cost::CalibrationProfile* profile, const StepOptions& options)
+    : run_(std::make_unique<StepRun>(scenario, spec, topology, profile, options)) {
+  run_->prepare();
+}
+
+PreparedStep::~PreparedStep() = default;
+PreparedStep::PreparedStep(PreparedStep&&) noexcept = default;
+PreparedStep& PreparedStep::operator=(PreparedStep&&) noexcept = default;
+
+exec::PassBatch* PreparedStep::passes() { return run_->passes(); }
+
+StepResult PreparedStep::finish() {
+  K3SIM_ASSERT(run_ != nullptr, "a prepared step finished twice");
+  auto run = std::move(run_);
+  return run->finish();
+}
 
 StepResult simulate_step(const StepSpec& scenario, const model::ModelSpec& spec, const topo::Topology& topology,
                          const cost::CalibrationProfile* profile, const StepOptions& options) {
-  return StepRun(scenario, spec, topology, profile, options).run();
+  PreparedStep step(scenario, spec, topology, profile, options);
+  if (auto* passes = step.passes()) {
+    core::parallel_for(passes->size(), core::resolve_threads(options.threads), [&](std::size_t i) { passes->try_run(i); });
+  }
+  return step.finish();
 }
 
 core::Seconds step_time_lower_bound(const StepSpec& scenario, const model::ModelSpec& spec,

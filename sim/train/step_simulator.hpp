@@ -19,6 +19,7 @@
 #include "core/units.hpp"
 #include "sim/cost/calibration_profile.hpp"
 #include "model/model_spec.hpp"
+#include "sim/exec/pass_batch.hpp"
 #include "sim/exec/pass_runner.hpp"
 #include "sim/train/step_spec.hpp"
 #include "sim/workload/moe_sampling.hpp"
@@ -45,6 +46,30 @@ struct StepOptions {
 // Throws core::InputError when the layout does not fit the model or the cluster.
 StepResult simulate_step(const StepSpec& scenario, const model::ModelSpec& spec, const topo::Topology& topology,
                          const cost::CalibrationProfile* profile, const StepOptions& options = {});
+
+class StepRun;
+
+// simulate_step in two calls, so that a caller simulating several steps at once can run all their passes on
+// its threads together (exec::PassBatch; plan's flow recheck): the constructor builds the step up to its
+// passes (layout, expert load, memory, network scope) and throws as simulate_step does; passes() lists them,
+// to try on any threads; finish() simulates what is left and the rest of the step. The scenario, model,
+// topology and profile must outlive it.
+class PreparedStep {
+ public:
+  PreparedStep(const StepSpec& scenario, const model::ModelSpec& spec, const topo::Topology& topology,
+               const cost::CalibrationProfile* profile, const StepOptions& options = {});
+  ~PreparedStep();
+  PreparedStep(PreparedStep&&) noexcept;
+  PreparedStep& operator=(PreparedStep&&) noexcept;
+
+  // Null where there is nothing to simulate: a layout over memory, with StepOptions::stop_when_over_memory.
+  exec::PassBatch* passes();
+  // Once; the passes not tried yet run on StepOptions::threads.
+  StepResult finish();
+
+ private:
+  std::unique_ptr<StepRun> run_;
+};
 
 // A lower bound of simulate_step's step time, from the pipeline schedule run on the compute of each pass alone
 // (no network, routed load balanced): milliseconds where the step takes seconds to simulate, so that a

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "oracle/fabrics.hpp"
+#include "sim/exec/pass_batch.hpp"
 #include "sim/exec/pass_runner.hpp"
 #include "sim/exec/replay_fingerprint.hpp"
 #include "sim/exec/replay_memo.hpp"
@@ -140,6 +141,42 @@ TEST(SoloCollectiveMemo, ACollectiveAloneOnAnotherBlockIsFoundByItsFingerprint) 
     EXPECT_EQ(shared.run(other, &shared_bytes).duration, alone.run(other, &own_bytes).duration) << bytes;
     EXPECT_EQ(shared_bytes.bytes, own_bytes.bytes) << bytes;
   }
+}
+
+TEST(PassBatch, TriedPassesAndThoseLeftToFinishGiveWhatRunGives) {
+  // Two runs sharing a memo, as plan's flow recheck interleaves them: the first batch tries its F&B pass, the
+  // second finds the same pass (on GPUs 4-7) replayed and shares it; a pass never tried is run by finish().
+  // Every record equals a plain run of its program.
+  const auto topology = oracle::rail_fat_tree(4, 2, 1);
+  const auto memo = std::make_shared<ReplayMemo>();
+  const auto runner = flow_runner(topology, memo);
+  const auto alone = flow_runner(topology, nullptr);
+  const std::vector<workload::PassProgram> one{fb_pass({0, 1, 2, 3}, kCompute, 8 * kPassMiB),
+                                               fb_pass({0, 1, 2, 3}, kCompute, 4 * kPassMiB)};
+  PassBatch first(runner, one), second(runner, {fb_pass({4, 5, 6, 7}, kCompute, 8 * kPassMiB)});
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_TRUE(first.replays_flows(0));
+  first.try_run(0);
+  second.try_run(0);
+  EXPECT_EQ(memo->replayed(), 1u);
+  EXPECT_EQ(memo->reused(), 1u);
+  const auto a = first.finish(2);  // runs pass 1, never tried
+  const auto b = second.finish(2);
+  EXPECT_EQ(memo->replayed(), 2u);
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 1u);
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    LinkClassBytes own_bytes;
+    const auto own = alone.run(one[i], &own_bytes);
+    EXPECT_EQ(a[i].outcome.duration, own.duration) << i;
+    EXPECT_EQ(a[i].bytes.bytes, own_bytes.bytes) << i;
+  }
+  EXPECT_EQ(b[0].outcome.duration, a[0].outcome.duration);
+  // A pass without overlapping collectives sees each alone: not the long kind.
+  workload::PassProgram serial = one[0];
+  for (auto& t : serial.threads) t.gpu_slot = static_cast<int>(&t - serial.threads.data());
+  serial.gpus = {0, 1, 2, 3, 4, 5, 6, 7};
+  EXPECT_FALSE(PassBatch(runner, {serial}).replays_flows(0));
 }
 
 TEST(ReplayMemo, APassInFlightIsReportedThenWaitedFor) {

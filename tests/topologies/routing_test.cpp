@@ -6,6 +6,7 @@
 
 #include "tests/topologies/topo_test_util.hpp"
 #include "topologies/analysis.hpp"
+#include "topologies/route_memo.hpp"
 
 namespace k3::topo {
 namespace {
@@ -117,6 +118,23 @@ TEST(Routing, DiameterMatchesTheLongestRoute) {
   }
   // Three tiers across pods: pcie, nic, leaf->agg, agg->core, core->agg, agg->leaf, nic, pcie = 8.
   EXPECT_EQ(diameter_hops(build_cluster(small_cluster(FabricKind::fat_tree3, 16, 4, 8))), 8);
+}
+
+TEST(RouteMemo, GivesTheTopologysRoutesThroughItsGrowth) {
+  // 128 GPUs: 16,256 ordered pairs, so the memo (256 slots at first, at most half full) doubles six times. Each
+  // lookup, first or repeated, is the Topology's own cached span.
+  const auto t = build_cluster(small_cluster(FabricKind::rail_fat_tree, 16, 8, 16));
+  RouteMemo memo(t);
+  for (int round = 0; round < 2; ++round) {
+    for (GpuId a = 0; a < t.gpu_count(); ++a) {
+      for (GpuId b = 0; b < t.gpu_count(); ++b) {
+        const auto want = t.route(a, b);
+        const auto got = memo.route(a, b);
+        ASSERT_EQ(got.data(), want.data()) << a << "->" << b;
+        ASSERT_EQ(got.size(), want.size()) << a << "->" << b;
+      }
+    }
+  }
 }
 
 }  // namespace

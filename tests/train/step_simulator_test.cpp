@@ -97,6 +97,38 @@ TEST(StepSimulator, ThreadCountDoesNotChangeTheResult) {
   EXPECT_EQ(one, k3::results::step_to_json(simulate(yaml, {}, 5)).dump());
 }
 
+TEST(StepSimulator, APreparedStepGivesTheSameResultWhateverOrderItsPassesRunIn) {
+  // The parts of a step as plan's flow recheck runs them: passes tried in reverse order, the first left for
+  // finish() to run. Same JSON as simulate_step.
+  const std::string yaml = dsv3_small("expert_load: {kind: balancer, balancer: none, steps: 1, tokens_per_rank: 1024}\n");
+  const auto sc = k3::input::parse_scenario(yaml, "test.yaml", {});
+  const auto spec = k3::model::load_model(sc.model);
+  const auto topo = k3::topo::load_topology(sc.topology, {"nodes=" + std::to_string(*sc.nodes)});
+  k3::train::StepOptions opt;
+  opt.threads = 1;
+  PreparedStep step(sc, spec, topo, nullptr, opt);
+  auto* passes = step.passes();
+  ASSERT_NE(passes, nullptr);
+  ASSERT_GT(passes->size(), 2u);  // DualPipe: F, B, W and F&B passes of several stage classes
+  for (std::size_t i = passes->size(); i-- > 1;) passes->try_run(i);
+  EXPECT_EQ(k3::results::step_to_json(step.finish()).dump(), k3::results::step_to_json(simulate(yaml, {}, 1)).dump());
+}
+
+TEST(StepSimulator, APreparedStepOverMemoryHasNoPasses) {
+  // dsv3_small is over the H800's HBM (StoppingOverMemory... above): with stop_when_over_memory nothing is
+  // simulated.
+  const auto sc = k3::input::parse_scenario(dsv3_small(), "test.yaml", {});
+  const auto spec = k3::model::load_model(sc.model);
+  const auto topo = k3::topo::load_topology(sc.topology, {"nodes=" + std::to_string(*sc.nodes)});
+  k3::train::StepOptions opt;
+  opt.stop_when_over_memory = true;
+  PreparedStep step(sc, spec, topo, nullptr, opt);
+  EXPECT_EQ(step.passes(), nullptr);
+  const auto r = step.finish();
+  EXPECT_FALSE(r.fits_in_memory);
+  EXPECT_EQ(r.step_time_s, 0.0);
+}
+
 TEST(StepSimulator, ImbalancedExpertLoadIsSlowerThanBalanced) {
   // Without a balancer the hottest GPU of each EP group gets several times its share of routed rows; the
   // all-to-all waits for it, so the step must take longer than with a perfectly balanced load.

@@ -27,7 +27,7 @@ struct CollectiveEngine::Running {
 };
 
 CollectiveEngine::CollectiveEngine(engine::Simulator& sim, NetworkModel& network, const topo::Topology& topology)
-    : sim_(sim), network_(network), topology_(topology) {
+    : sim_(sim), network_(network), topology_(topology), routes_(topology) {
   K3SIM_ASSERT(network.links().size() == topology.links().size() + topology.gpu_count(),
                "collective engine: the network was not built on this topology's links (make_net_links)");
 }
@@ -90,7 +90,7 @@ void CollectiveEngine::launch(Running& run, std::uint32_t t) {
     return;
   }
   run.bytes_sent += tr.bytes;
-  std::span<const topo::LinkId> path = topology_.route(tr.src, tr.dst);
+  std::span<const topo::LinkId> path = routes_.route(tr.src, tr.dst);
   if (tr.sm_copy) {
     path_.assign(path.begin(), path.end());
     path_.push_back(sm_copy_port(topology_, tr.src));

@@ -11,6 +11,7 @@
 #include "sim/engine/simulator.hpp"
 #include "sim/net/collectives/collective_plan.hpp"
 #include "sim/net/network_model.hpp"
+#include "topologies/route_memo.hpp"
 
 namespace k3::net {
 
@@ -41,6 +42,7 @@ class CollectiveEngine {
   engine::Simulator& sim_;
   NetworkModel& network_;
   const topo::Topology& topology_;
+  topo::RouteMemo routes_;
   std::unordered_map<CollectiveId, std::unique_ptr<Running>> running_;
   CollectiveId next_id_ = 0;
   std::vector<topo::LinkId> path_;  // scratch: a route with the sender's copy port appended
