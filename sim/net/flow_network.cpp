@@ -15,12 +15,13 @@ FlowId FlowNetwork::start_flow(std::span<const NetLinkId> path, Bytes bytes, Flo
   const SimTime now = sim_.now();
   const FlowId id = flows_.size();
   Flow& f = flows_.emplace_back();
-  f.path_begin = path_slots_.size();
+  std::uint32_t* slots = path_space(path.size());
+  f.path = slots;
   f.path_size = static_cast<std::uint32_t>(path.size());
-  for (NetLinkId l : path) {
-    path_slots_.push_back(slot(l));
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    slots[i] = slot(path[i]);
     // Slots are numbered as the max-min system's links: a new slot is its next link.
-    if (path_slots_.back() == system_.link_count()) system_.add_link(slot_link(path_slots_.back()).capacity_bytes_per_s);
+    if (slots[i] == system_.link_count()) system_.add_link(slot_link(slots[i]).capacity_bytes_per_s);
   }
   f.size = bytes;
   f.on_done = std::move(on_done);
@@ -38,6 +39,23 @@ FlowId FlowNetwork::start_flow(std::span<const NetLinkId> path, Bytes bytes, Flo
     activate(id, now);
   }
   return id;
+}
+
+std::uint32_t* FlowNetwork::path_space(std::size_t n) {
+  if (n == 0) return nullptr;
+  if (n > kPathBlock) {
+    // A path longer than a block (none of a real fabric's): a block of its own, and the next path a new one.
+    path_blocks_.push_back(std::make_unique<std::uint32_t[]>(n));
+    path_block_used_ = kPathBlock;
+    return path_blocks_.back().get();
+  }
+  if (path_block_used_ + n > kPathBlock) {
+    path_blocks_.push_back(std::make_unique_for_overwrite<std::uint32_t[]>(kPathBlock));
+    path_block_used_ = 0;
+  }
+  std::uint32_t* out = path_blocks_.back().get() + path_block_used_;
+  path_block_used_ += n;
+  return out;
 }
 
 void FlowNetwork::activate(std::uint64_t id, SimTime now) {

@@ -50,7 +50,7 @@ class FlowNetwork final : public NetworkModel {
   using CompletionHeap =
       boost::heap::d_ary_heap<Pending, boost::heap::arity<4>, boost::heap::mutable_<true>, boost::heap::compare<Later>>;
   struct Flow {
-    std::uint64_t path_begin = 0;  // its slots (the max-min system's links) in path_slots_
+    const std::uint32_t* path = nullptr;  // its slots (the max-min system's links), in a block of path_blocks_
     std::uint32_t path_size = 0;
     Bytes size = 0;
     // Its route's service_bytes when its last byte lands (set when the solve after its activation queues it).
@@ -92,12 +92,18 @@ class FlowNetwork final : public NetworkModel {
   void pop_landed(MaxMinRoute route, SimTime now);
 
   MaxMinSystem system_;
-  std::span<const std::uint32_t> path_of(const Flow& f) const { return {path_slots_.data() + f.path_begin, f.path_size}; }
+  std::span<const std::uint32_t> path_of(const Flow& f) const { return {f.path, f.path_size}; }
+  // Room for `n` slots that never moves.
+  std::uint32_t* path_space(std::size_t n);
 
   // Indexed by FlowId (flows are never reused within a run). A deque, and the paths in one array: a K3 pass
   // starts millions of flows, and a vector of flows with a vector each spent a tenth of the run reallocating.
   std::deque<Flow> flows_;
-  std::vector<std::uint32_t> path_slots_;
+  // The flows' slot lists, in blocks that never move: one vector of them all was reallocated and copied as a
+  // K3 pass's millions of flows arrived (2% of a replay, and as much again in page faults).
+  static constexpr std::size_t kPathBlock = std::size_t{1} << 16;
+  std::vector<std::unique_ptr<std::uint32_t[]>> path_blocks_;
+  std::size_t path_block_used_ = kPathBlock;
   std::vector<std::uint64_t> var_to_flow_;  // max-min variable -> flow
   std::vector<Route> routes_;               // by max-min route id
   std::vector<Pending> activations_;        // heap (std::push_heap with Later): end of latency

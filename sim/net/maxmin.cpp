@@ -131,12 +131,18 @@ void MaxMinSystem::collect_components() {
     }
   }
   dirty_links_.clear();
-  // Breadth-first over the bipartite link/route graph; component_links_ doubles as the queue.
+  // Breadth-first over the bipartite link/route graph; component_links_ doubles as the queue. Each link is
+  // set up for filling as it is visited (its capacity, its routes' weight summed in incidence order): one walk
+  // over the incidences instead of two.
   for (std::size_t head = 0; head < component_links_.size(); ++head) {
-    for (const Incidence& inc : links_[component_links_[head]].incidences) {
+    Link& link = links_[component_links_[head]];
+    double weight = 0;
+    for (const Incidence& inc : link.incidences) {
       Route& r = routes_[inc.route];
+      weight += r.weight;
       if (r.mark == epoch_) continue;
       r.mark = epoch_;
+      r.fixed = false;
       component_routes_.push_back(inc.route);
       component_variables_ += r.members.size();
       for (MaxMinLink l : r.links) {
@@ -146,19 +152,15 @@ void MaxMinSystem::collect_components() {
         }
       }
     }
+    link.remaining = link.capacity;
+    link.unfixed_weight = weight;
+    link.unfixed_count = static_cast<std::uint32_t>(link.incidences.size());
+    if (link.unfixed_count > 0) link.share = link.remaining / link.unfixed_weight;
   }
 }
 
 void MaxMinSystem::fill() {
-  for (MaxMinLink l : component_links_) {
-    Link& link = links_[l];
-    link.remaining = link.capacity;
-    link.unfixed_weight = 0;
-    link.unfixed_count = static_cast<std::uint32_t>(link.incidences.size());
-    for (const Incidence& inc : link.incidences) link.unfixed_weight += routes_[inc.route].weight;
-    if (link.unfixed_count > 0) link.share = link.remaining / link.unfixed_weight;
-  }
-  for (RouteId r : component_routes_) routes_[r].fixed = false;
+  // collect_components() set the links up.
   if (component_links_.size() <= scan_links_) {
     fill_by_scan();
   } else {

@@ -130,6 +130,7 @@ class MaxMinSystem {
   RouteId route_for(std::span<const MaxMinLink> links);
   void drop_route(RouteId route);
   void mark_dirty(MaxMinLink link);
+  // The components holding a dirty link, their links set up for filling.
   void collect_components();
   // Progressive filling of the collected components: fix_bottleneck() for each next bottleneck, found by
   // fill_by_scan() or fill_by_heap().
