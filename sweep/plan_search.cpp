@@ -55,7 +55,8 @@ train::StepOptions candidate_step_options(train::StepReuse& reuse) {
 
 train::StepResult simulate_candidate(const PlanBase& base, const PlanOptions& o, const GridPoint& point,
                                      const char* network, train::StepReuse& reuse) {
-  const auto step = input::parse_scenario(base.yaml_text, base.source, candidate_overrides(base, o, point, network));
+  // Its report text is not kept: a candidate is summarized (summarize()), never reported whole.
+  const auto step = input::parse_scenario(base.yaml_text, base.source, candidate_overrides(base, o, point, network), false);
   return train::simulate_step(step, base.inputs.model, *base.inputs.topology, base.inputs.profile_or_null(),
                               candidate_step_options(reuse));
 }
@@ -178,7 +179,7 @@ std::vector<std::string> flow_rechecks(const PlanBase& base, const PlanOptions& 
   std::vector<std::optional<train::PreparedStep>> prepared(n);
   core::parallel_for(n, threads, [&](std::size_t k) {
     steps[k].emplace(input::parse_scenario(base.yaml_text, base.source,
-                                           candidate_overrides(base, o, top[indices[k]].settings, "flow")));
+                                           candidate_overrides(base, o, top[indices[k]].settings, "flow"), false));
     prepared[k].emplace(*steps[k], base.inputs.model, *base.inputs.topology, base.inputs.profile_or_null(),
                         candidate_step_options(reuse));
   });
@@ -250,7 +251,7 @@ std::optional<RuleFailure> check_point_rules(const PlanBase& base, const std::ve
   overrides.insert(overrides.end(), extra.begin(), extra.end());
   overrides.insert(overrides.end(), point.begin(), point.end());
   try {
-    const auto step = input::parse_scenario(base.yaml_text, base.source, overrides);
+    const auto step = input::parse_scenario(base.yaml_text, base.source, overrides, false);
     auto refusal = check_layout_rules(step, base.inputs.model, cluster);
     if (!refusal && on_survivor) on_survivor(step);
     return refusal;

@@ -209,7 +209,7 @@ Override parse_override(const std::string& text) {
 }
 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source_name,
-                        const std::vector<Override>& overrides) {
+                        const std::vector<Override>& overrides, bool keep_text) {
   auto doc = YamlValue::parse_string(yaml_text, source_name);
   if (!doc.is_map()) doc.fail("a scenario must be a YAML mapping", "keys such as model, cluster, parallel, batch");
   YAML::Node root = doc.node();
@@ -313,9 +313,11 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   if (auto p = doc.find("profile")) s.profile = resolve_relative(p->as_string(), source_name);
   if (auto p = doc.find("price_per_gpu_hour")) s.price_per_gpu_hour = p->as_positive();
 
-  YAML::Emitter out;
-  out << root;
-  s.yaml_text = out.c_str();
+  if (keep_text) {
+    YAML::Emitter out;
+    out << root;
+    s.yaml_text = out.c_str();
+  }
   return s;
 }
 

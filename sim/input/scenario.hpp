@@ -49,8 +49,10 @@ std::string resolve_relative(const std::string& ref, const std::string& scenario
 void read_cluster(const core::YamlValue& c, Scenario& s);
 
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides = {});
+// `keep_text` false leaves Scenario::yaml_text empty: a search checking tens of thousands of candidates reports
+// none of them (writing the text back out was a sixth of each parse).
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source_name,
-                        const std::vector<Override>& overrides = {});
+                        const std::vector<Override>& overrides = {}, bool keep_text = true);
 
 
 }  // namespace k3::input
