@@ -10,7 +10,7 @@ PassBatch::PassBatch(const PassRunner& runner, std::vector<workload::PassProgram
       keys_(programs_.size()) {}
 
 bool PassBatch::replays_flows(std::size_t i) const {
-  return runner_.config().network->replays_overlapping_collectives && runner_.overlaps_collectives(programs_[i]);
+  return runner_.replays_flow_by_flow(programs_[i]);
 }
 
 void PassBatch::try_run(std::size_t i) {

@@ -3,7 +3,6 @@
 #include <memory>
 
 #include "core/error.hpp"
-#include "core/parallel_for.hpp"
 #include "sim/net/collectives/collective_engine.hpp"
 #include "sim/net/collectives/ring_by_step.hpp"
 
@@ -127,6 +126,10 @@ void check_all_completed(const net::CollectiveEngine& engine, const net::Network
 
 }  // namespace
 
+bool PassRunner::replays_flow_by_flow(const workload::PassProgram& program) const {
+  return config_.network->replays_overlapping_collectives && overlaps_collectives(program);
+}
+
 bool PassRunner::overlaps_collectives(const workload::PassProgram& program) const {
   std::vector<int> threads_per_gpu(program.gpus.size(), 0);
   for (const auto& t : program.threads) {
@@ -240,7 +243,7 @@ PassOutcome PassRunner::run(const workload::PassProgram& program, LinkClassBytes
 std::optional<PassOutcome> PassRunner::run_or_share(const workload::PassProgram& program, LinkClassBytes* link_bytes,
                                                     bool record_ops, bool wait,
                                                     std::optional<ReplayMemo::Key>* key) const {
-  if (!config_.network->replays_overlapping_collectives || !overlaps_collectives(program)) {
+  if (!replays_flow_by_flow(program)) {
     engine::Simulator sim;
     SoloLauncher launcher(
         sim,

@@ -128,8 +128,9 @@ class PassRunner {
   void use_full_fabric(int block_gpus, std::int64_t job_gpus);
 
   const PassRunnerConfig& config() const { return config_; }
-  // Whether the pass has GPUs running collectives side by side (more than one thread on a GPU).
-  bool overlaps_collectives(const workload::PassProgram& program) const;
+  // Whether the pass is replayed flow by flow: its GPUs run collectives side by side (more than one thread on
+  // a GPU), on a network that replays them. Otherwise each collective is timed alone.
+  bool replays_flow_by_flow(const workload::PassProgram& program) const;
   // One spec per independent group of the call (one for a call of one group).
   std::vector<net::CollectiveSpec> specs_of(const workload::CollectiveCall& call) const;
 
@@ -142,6 +143,7 @@ class PassRunner {
                                           bool record_ops, bool wait,
                                           std::optional<ReplayMemo::Key>* key = nullptr) const;
   ReplayRecord replay(const workload::PassProgram& program, bool record_ops) const;
+  bool overlaps_collectives(const workload::PassProgram& program) const;
   friend class PassBatch;  // tries a pass without waiting, then waits
 
   const topo::Topology& topology_;

@@ -96,8 +96,8 @@ class FlowNetwork final : public NetworkModel {
   // Room for `n` slots that never moves.
   std::uint32_t* path_space(std::size_t n);
 
-  // Indexed by FlowId (flows are never reused within a run). A deque, and the paths in one array: a K3 pass
-  // starts millions of flows, and a vector of flows with a vector each spent a tenth of the run reallocating.
+  // Indexed by FlowId (flows are never reused within a run). A deque, and the paths in blocks: a K3 pass starts
+  // millions of flows, and a vector of flows with a vector each spent a tenth of the run reallocating.
   std::deque<Flow> flows_;
   // The flows' slot lists, in blocks that never move: one vector of them all was reallocated and copied as a
   // K3 pass's millions of flows arrived (2% of a replay, and as much again in page faults).
