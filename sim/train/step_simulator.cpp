@@ -1,6 +1,5 @@
 #include "sim/train/step_simulator.hpp"
 
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
@@ -24,6 +23,7 @@
 #include "sim/parallel/stage_split.hpp"
 #include "sim/train/step_accounting.hpp"
 #include "sim/train/step_memory.hpp"
+#include "sim/train/step_setup.hpp"
 #include "sim/train/symmetry_check.hpp"
 
 namespace k3::train {
@@ -45,8 +45,8 @@ class StepRun {
       : sc_(sc), spec_(spec), topo_(topo), opt_(opt),
         prov_(sc.assumption_overrides),
         map_(sc.parallel, static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(), sc.source),
-        cost_(make_cost_model(sc, topo, profile, prov_)),
-        runner_(topo, runner_config()) {}
+        cost_(make_step_cost_model(sc, topo, profile, prov_)),
+        runner_(topo, make_step_runner_config(sc, topo, opt.reuse, prov_)) {}
 
   // The step up to its passes: layout, expert load, memory, network scope, and the batch of passes the
   // pipeline runs (none for a layout over memory where the options stop there).
@@ -152,63 +152,6 @@ class StepRun {
                   ? parallel::split_into_stages(blocks_, schedule_.stages(), sc_.source)
                   : parallel::split_by_layout(blocks_, schedule_.stages(), L.pipeline_layout, sc_.source);
     return mb;
-  }
-
-  static cost::OpCostModel make_cost_model(const StepSpec& sc, const topo::Topology& topo,
-                                           const cost::CalibrationProfile* profile, core::Provenance& prov) {
-    cost::KernelChoice kernels;
-    kernels.attention = sc.unfused_attention ? cost::AttentionKernel::unfused : cost::AttentionKernel::flash;
-    kernels.fp8 = sc.fp8_gemm_kernels;
-    kernels.bf16 = sc.bf16_gemm_cuda11 ? cost::Bf16GemmKernels::cuda11 : cost::Bf16GemmKernels::cuda12;
-    try {
-      return cost::OpCostModel(device_of(topo.gpu_type()), profile, sc.precision.gemm, kernels, prov);
-    } catch (const InputError& e) {
-      if (!e.where().file.empty()) throw;
-      throw InputError({sc.source, e.where().key, sc.bf16_gemm_kernels_line}, e.problem(), e.allowed());
-    }
-  }
-
-  static cost::DeviceModel device_of(const topo::GpuType& g) {
-    return {g.name, g.bf16_flops_per_s, g.fp8_flops_per_s, g.hbm_bytes_per_s, g.sms, g.source, g.mxfp8_flops_per_s,
-            g.nvfp4_flops_per_s};
-  }
-
-  exec::PassRunnerConfig runner_config() {
-    exec::PassRunnerConfig c;
-    c.efficiency = net::register_link_figures(topo_, prov_);
-    if (opt_.reuse != nullptr) {
-      c.solo_memo = opt_.reuse->collectives;
-      c.replays = opt_.reuse->replays;
-    }
-    c.network = sc_.network;
-    switch (sc_.communication.alltoall) {
-      case workload::AllToAllAlgorithm::flat: c.alltoall = net::CollectiveAlgorithm::flat; break;
-      case workload::AllToAllAlgorithm::deepep: c.alltoall = net::CollectiveAlgorithm::deepep; break;
-      case workload::AllToAllAlgorithm::deepep_ll: c.alltoall = net::CollectiveAlgorithm::deepep_ll; break;
-    }
-    if (net::uses_sm_copies(c.alltoall)) c.efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(prov_);
-    if (c.alltoall == net::CollectiveAlgorithm::deepep) {
-      // A count: no range (the band's runs share collectives simulated with it).
-      c.deepep_pipeline_chunks = static_cast<int>(prov_.add_exact(
-          "alltoall.deepep_pipeline_chunks", 4, "count", core::SourceKind::assumption,
-          "DeepEP-style all-to-all: each NIC copy is sent in 4 chunks whose NVLink forwarding starts as each "
-          "arrives (deepseek-ai/DeepEP overlaps the RDMA and NVLink stages; the chunk count is assumed)"));
-    }
-    const int sms = topo_.gpu_type().sms;
-    if (sc_.communication.comm_sms > 0 && sms > sc_.communication.comm_sms) {
-      // Communication kernels keep their SMs for the whole step (DeepSeek-V3: 20 of 132), so compute
-      // runs on the rest.
-      // Memory-bound kernels lose less than their share of SMs, so anywhere from half that slowdown to all
-      // of it is plausible.
-      const double proportional = static_cast<double>(sms) / (sms - sc_.communication.comm_sms);
-      c.compute_slowdown = prov_.add("compute.comm_sm_slowdown", proportional, 1 + 0.5 * (proportional - 1),
-                                     proportional, "x", core::SourceKind::assumption,
-                                     fmt::format("compute runs on the {} of {} SMs that communication kernels leave "
-                                                 "(DeepSeek-V3, arXiv:2412.19437 section 3.2.2: 20 of 132), "
-                                                 "slower in proportion; half of that slowdown as the low end",
-                                                 sms - sc_.communication.comm_sms, sms));
-    }
-    return c;
   }
 
   std::vector<parallel::GpuIndex> group_of_rank(int rank) const { return map_.simulated_block(rank); }

@@ -1,0 +1,74 @@
+#include "sim/train/step_setup.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "sim/net/network_factory.hpp"
+
+namespace k3::train {
+
+namespace {
+
+using core::InputError;
+
+cost::DeviceModel device_of(const topo::GpuType& g) {
+  return {g.name, g.bf16_flops_per_s, g.fp8_flops_per_s, g.hbm_bytes_per_s, g.sms, g.source, g.mxfp8_flops_per_s,
+          g.nvfp4_flops_per_s};
+}
+
+}  // namespace
+
+cost::OpCostModel make_step_cost_model(const StepSpec& sc, const topo::Topology& topo,
+                                       const cost::CalibrationProfile* profile, core::Provenance& prov) {
+  cost::KernelChoice kernels;
+  kernels.attention = sc.unfused_attention ? cost::AttentionKernel::unfused : cost::AttentionKernel::flash;
+  kernels.fp8 = sc.fp8_gemm_kernels;
+  kernels.bf16 = sc.bf16_gemm_cuda11 ? cost::Bf16GemmKernels::cuda11 : cost::Bf16GemmKernels::cuda12;
+  try {
+    return cost::OpCostModel(device_of(topo.gpu_type()), profile, sc.precision.gemm, kernels, prov);
+  } catch (const InputError& e) {
+    if (!e.where().file.empty()) throw;
+    throw InputError({sc.source, e.where().key, sc.bf16_gemm_kernels_line}, e.problem(), e.allowed());
+  }
+}
+
+exec::PassRunnerConfig make_step_runner_config(const StepSpec& sc, const topo::Topology& topo, const StepReuse* reuse,
+                                               core::Provenance& prov) {
+  exec::PassRunnerConfig c;
+  c.efficiency = net::register_link_figures(topo, prov);
+  if (reuse != nullptr) {
+    c.solo_memo = reuse->collectives;
+    c.replays = reuse->replays;
+  }
+  c.network = sc.network;
+  switch (sc.communication.alltoall) {
+    case workload::AllToAllAlgorithm::flat: c.alltoall = net::CollectiveAlgorithm::flat; break;
+    case workload::AllToAllAlgorithm::deepep: c.alltoall = net::CollectiveAlgorithm::deepep; break;
+    case workload::AllToAllAlgorithm::deepep_ll: c.alltoall = net::CollectiveAlgorithm::deepep_ll; break;
+  }
+  if (net::uses_sm_copies(c.alltoall)) c.efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(prov);
+  if (c.alltoall == net::CollectiveAlgorithm::deepep) {
+    // A count: no range (the band's runs share collectives simulated with it).
+    c.deepep_pipeline_chunks = static_cast<int>(prov.add_exact(
+        "alltoall.deepep_pipeline_chunks", 4, "count", core::SourceKind::assumption,
+        "DeepEP-style all-to-all: each NIC copy is sent in 4 chunks whose NVLink forwarding starts as each "
+        "arrives (deepseek-ai/DeepEP overlaps the RDMA and NVLink stages; the chunk count is assumed)"));
+  }
+  const int sms = topo.gpu_type().sms;
+  if (sc.communication.comm_sms > 0 && sms > sc.communication.comm_sms) {
+    // Communication kernels keep their SMs for the whole step (DeepSeek-V3: 20 of 132), so compute
+    // runs on the rest.
+    // Memory-bound kernels lose less than their share of SMs, so anywhere from half that slowdown to all
+    // of it is plausible.
+    const double proportional = static_cast<double>(sms) / (sms - sc.communication.comm_sms);
+    c.compute_slowdown = prov.add("compute.comm_sm_slowdown", proportional, 1 + 0.5 * (proportional - 1),
+                                  proportional, "x", core::SourceKind::assumption,
+                                  fmt::format("compute runs on the {} of {} SMs that communication kernels leave "
+                                              "(DeepSeek-V3, arXiv:2412.19437 section 3.2.2: 20 of 132), "
+                                              "slower in proportion; half of that slowdown as the low end",
+                                              sms - sc.communication.comm_sms, sms));
+  }
+  return c;
+}
+
+}  // namespace k3::train
