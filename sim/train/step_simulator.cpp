@@ -1,6 +1,5 @@
 #include "sim/train/step_simulator.hpp"
 
-
 #include <algorithm>
 #include <map>
 #include <set>
