@@ -22,18 +22,59 @@ std::uint32_t take_slot(std::vector<T>& items, std::vector<std::uint32_t>& freed
 
 }  // namespace
 
-std::size_t MaxMinSystem::RouteHash::operator()(std::span<const MaxMinLink> links) const {
-  // FNV-1a over the link ids.
+std::uint64_t MaxMinSystem::route_hash(std::span<const MaxMinLink> links) {
+  // FNV-1a over the link ids, then MurmurHash3's finalizer: the table takes the low bits.
   std::uint64_t h = 1469598103934665603ull;
   for (MaxMinLink l : links) {
     h ^= l;
     h *= 1099511628211ull;
   }
-  return static_cast<std::size_t>(h);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
 }
 
-bool MaxMinSystem::RouteEqual::operator()(std::span<const MaxMinLink> a, std::span<const MaxMinLink> b) const {
-  return std::ranges::equal(a, b);
+std::size_t MaxMinSystem::index_place(std::span<const MaxMinLink> links, std::uint64_t hash) const {
+  const std::size_t mask = route_index_.size() - 1;
+  for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+    const RouteId id = route_index_[i];
+    if (id == kNoRoute) return i;
+    if (routes_[id].hash == hash && std::ranges::equal(routes_[id].links, links)) return i;
+  }
+}
+
+void MaxMinSystem::index_insert(RouteId route) {
+  if (2 * (indexed_routes_ + 1) > route_index_.size()) {
+    // Doubled (from 64 places) and every route placed again.
+    std::vector<RouteId> old(std::max<std::size_t>(64, 2 * route_index_.size()), kNoRoute);
+    old.swap(route_index_);
+    for (RouteId id : old) {
+      if (id != kNoRoute) route_index_[index_place(routes_[id].links, routes_[id].hash)] = id;
+    }
+  }
+  route_index_[index_place(routes_[route].links, routes_[route].hash)] = route;
+  ++indexed_routes_;
+}
+
+void MaxMinSystem::index_erase(RouteId route) {
+  // Backward-shift deletion: the entries after the hole that probed past it move into it, so every probe
+  // still reaches its route without tombstones.
+  const std::size_t mask = route_index_.size() - 1;
+  std::size_t hole = index_place(routes_[route].links, routes_[route].hash);
+  for (std::size_t j = (hole + 1) & mask; route_index_[j] != kNoRoute; j = (j + 1) & mask) {
+    const std::size_t home = routes_[route_index_[j]].hash & mask;
+    // The entry at j stays when its home lies cyclically in (hole, j].
+    const bool stays = hole < j ? (home > hole && home <= j) : (home > hole || home <= j);
+    if (!stays) {
+      route_index_[hole] = route_index_[j];
+      hole = j;
+    }
+  }
+  route_index_[hole] = kNoRoute;
+  --indexed_routes_;
 }
 
 MaxMinLink MaxMinSystem::add_link(core::BytesPerSec capacity) {
@@ -51,10 +92,15 @@ void MaxMinSystem::mark_dirty(MaxMinLink link) {
 }
 
 MaxMinSystem::RouteId MaxMinSystem::route_for(std::span<const MaxMinLink> links) {
-  if (const auto it = route_index_.find(links); it != route_index_.end()) return it->second;
+  const std::uint64_t hash = route_hash(links);
+  if (!route_index_.empty()) {
+    const RouteId found = route_index_[index_place(links, hash)];
+    if (found != kNoRoute) return found;
+  }
   const RouteId id = take_slot(routes_, free_routes_);
   Route& r = routes_[id];
   r.links.assign(links.begin(), links.end());
+  r.hash = hash;
   r.slot.resize(links.size());
   r.weight = 0;
   r.level = 0;
@@ -64,11 +110,12 @@ MaxMinSystem::RouteId MaxMinSystem::route_for(std::span<const MaxMinLink> links)
     r.slot[i] = static_cast<std::uint32_t>(links_[l].incidences.size());
     links_[l].incidences.push_back(Incidence{id, i});
   }
-  route_index_.emplace(r.links, id);
+  index_insert(id);
   return id;
 }
 
 void MaxMinSystem::drop_route(RouteId id) {
+  index_erase(id);
   Route& r = routes_[id];
   for (std::uint32_t i = 0; i < r.links.size(); ++i) {
     Link& link = links_[r.links[i]];
@@ -78,7 +125,6 @@ void MaxMinSystem::drop_route(RouteId id) {
     routes_[moved.route].slot[moved.position] = at;
     link.incidences.pop_back();
   }
-  route_index_.erase(r.links);
   r.links.clear();
   r.slot.clear();
   free_routes_.push_back(id);
@@ -254,25 +300,42 @@ void MaxMinSystem::heap_remove(std::uint32_t pos) {
 }
 
 void MaxMinSystem::fill_by_heap() {
+  // Keys are lazy: a touched link whose share rose keeps its old key, a lower bound, until it reaches the top,
+  // where it is re-keyed and sunk. A link is touched by every route fixed across it and most leave before
+  // reaching the top, so sifting each at every touch was a fifth of a K3 flow run. A share that fell (by
+  // rounding: fixing routes at the lowest share never lowers another's in exact arithmetic) is re-keyed at
+  // once, so every key stays at most its link's share and a top whose key is its share is the least
+  // (share, id): the bottlenecks, their order and the rates are those of eager keys.
   heap_.clear();
   for (MaxMinLink l : component_links_) {
-    if (links_[l].unfixed_count > 0) {
-      links_[l].heap_pos = static_cast<std::uint32_t>(heap_.size());
+    Link& link = links_[l];
+    if (link.unfixed_count > 0) {
+      link.heap_share = link.share;
+      link.heap_pos = static_cast<std::uint32_t>(heap_.size());
       heap_.push_back(l);
     }
   }
   for (auto pos = static_cast<std::uint32_t>(heap_.size() / 2); pos-- > 0;) heap_sift_down(pos);
   while (!heap_.empty()) {
     const MaxMinLink bottleneck = heap_.front();
-    fix_bottleneck(bottleneck, links_[bottleneck].share);  // leaves it with no unfixed route
-    // Touched links move in place (the bottleneck among them); those left with no unfixed route leave.
+    Link& top = links_[bottleneck];
+    if (top.share > top.heap_share) {
+      top.heap_share = top.share;
+      heap_sift_down(0);
+      continue;
+    }
+    fix_bottleneck(bottleneck, top.share);  // leaves it with no unfixed route
+    // Touched links with unfixed routes get their new share; those left with none leave (the bottleneck
+    // among them).
     for (MaxMinLink l : touched_) {
       Link& other = links_[l];
       other.touched = false;
       if (other.unfixed_count > 0) {
         other.share = other.remaining / other.unfixed_weight;
-        heap_sift_up(other.heap_pos);
-        heap_sift_down(other.heap_pos);
+        if (other.share < other.heap_share) {
+          other.heap_share = other.share;
+          heap_sift_up(other.heap_pos);
+        }
       } else {
         heap_remove(other.heap_pos);
       }

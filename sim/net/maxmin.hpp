@@ -20,7 +20,6 @@
 // event per route rather than one per member (FlowNetwork's per-route virtual clocks).
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "core/units.hpp"
@@ -90,7 +89,8 @@ class MaxMinSystem {
     // Solver scratch.
     double remaining = 0;
     double unfixed_weight = 0;
-    double share = 0;  // remaining / unfixed_weight
+    double share = 0;       // remaining / unfixed_weight
+    double heap_share = 0;  // its key in fill_by_heap()'s heap: at most `share`
     std::uint32_t heap_pos = 0;
     std::uint32_t unfixed_count = 0;
     std::uint64_t mark = 0;
@@ -100,6 +100,7 @@ class MaxMinSystem {
   // The variables that cross exactly `links`; exists while it has members.
   struct Route {
     std::vector<MaxMinLink> links;
+    std::uint64_t hash = 0;           // of `links` (route_hash), its place in route_index_
     std::vector<std::uint32_t> slot;  // slot[i]: where this route sits in links[i]'s incidence list
     std::vector<MaxMinVariable> members;
     double weight = 0;                // the members' weights summed
@@ -116,16 +117,15 @@ class MaxMinSystem {
     bool alive = false;
     bool solved = false;             // a solve has run since it was added
   };
-  // Routes by their link sequence, looked up with a span (no key built per flow).
-  struct RouteHash {
-    using is_transparent = void;
-    std::size_t operator()(std::span<const MaxMinLink> links) const;
-    std::size_t operator()(const std::vector<MaxMinLink>& links) const { return (*this)(std::span<const MaxMinLink>(links)); }
-  };
-  struct RouteEqual {
-    using is_transparent = void;
-    bool operator()(std::span<const MaxMinLink> a, std::span<const MaxMinLink> b) const;
-  };
+  // Routes by their link sequence: an open-addressing table of route ids (linear probing, kNoRoute empty),
+  // probed from a route's hash. A K3 pass creates and drops a route per flow or two; a node-based map of
+  // vector keys allocated a node and a key copy each time and missed the cache on every lookup.
+  static constexpr RouteId kNoRoute = ~RouteId{0};
+  static std::uint64_t route_hash(std::span<const MaxMinLink> links);
+  // Where `links` sits in route_index_, or the empty place it would take.
+  std::size_t index_place(std::span<const MaxMinLink> links, std::uint64_t hash) const;
+  void index_insert(RouteId route);
+  void index_erase(RouteId route);
 
   RouteId route_for(std::span<const MaxMinLink> links);
   void drop_route(RouteId route);
@@ -138,9 +138,9 @@ class MaxMinSystem {
   void fill_by_scan();
   void fill_by_heap();
   void fix_bottleneck(MaxMinLink bottleneck, double level);
-  // The heap of fill_by_heap(): links by (share, id), each knowing its position.
+  // The heap of fill_by_heap(): links by (heap_share, id), each knowing its position.
   bool heap_before(MaxMinLink a, MaxMinLink b) const {
-    return links_[a].share < links_[b].share || (links_[a].share == links_[b].share && a < b);
+    return links_[a].heap_share < links_[b].heap_share || (links_[a].heap_share == links_[b].heap_share && a < b);
   }
   void heap_place(std::uint32_t pos, MaxMinLink link);
   void heap_sift_up(std::uint32_t pos);
@@ -153,7 +153,8 @@ class MaxMinSystem {
   std::vector<Link> links_;
   std::vector<Route> routes_;
   std::vector<RouteId> free_routes_;
-  std::unordered_map<std::vector<MaxMinLink>, RouteId, RouteHash, RouteEqual> route_index_;
+  std::vector<RouteId> route_index_;  // size a power of two, at most half full
+  std::size_t indexed_routes_ = 0;
   std::vector<Variable> vars_;
   std::vector<MaxMinVariable> free_vars_;
   std::vector<MaxMinVariable> added_;  // since the last solve

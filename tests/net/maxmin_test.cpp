@@ -266,3 +266,66 @@ TEST(MaxMin, AgreesWithPlainProgressiveFillingOnRandomSystemsWithSharedRoutes) {
     }
   }
 }
+
+TEST(MaxMin, LargerSystemsUnderChurnKeepRoutesFoundAndScanAndHeapEqual) {
+  // 40 links and a pool of 150 routes, 600 adds and removes keeping ~100 variables live: routes are created
+  // and dropped all along (the route table grows past its first 64 places and deletes shift entries back).
+  // Every variable added on the links of a live one joins that one's route, scan and heap (a system that scans
+  // no component: its keys are lazy) give the same rates to the bit, and every 25 steps the rates match the
+  // one-variable-at-a-time definition to rounding.
+  std::mt19937_64 rng(11);
+  constexpr int kLinks = 40;
+  MaxMinSystem scan, heap(0);
+  std::vector<double> capacity;
+  for (int l = 0; l < kLinks; ++l) {
+    capacity.push_back(1.0 + static_cast<double>(rng() % 50));
+    scan.add_link(capacity.back());
+    heap.add_link(capacity.back());
+  }
+  std::vector<std::vector<MaxMinLink>> route_pool;
+  for (int r = 0; r < 150; ++r) {
+    std::vector<MaxMinLink> route;
+    const std::size_t hops = 1 + rng() % 5;
+    while (route.size() < hops) {
+      const auto l = static_cast<MaxMinLink>(rng() % kLinks);
+      if (std::ranges::find(route, l) == route.end()) route.push_back(l);
+    }
+    route_pool.push_back(route);
+  }
+  std::vector<k3::net::MaxMinVariable> live;
+  std::vector<std::size_t> live_pool;  // the pool index of each live variable's route
+  std::vector<double> live_weights;
+  for (int step = 0; step < 600; ++step) {
+    if (!live.empty() && (live.size() > 120 || rng() % 5 < 2)) {
+      const std::size_t i = rng() % live.size();
+      scan.remove_variable(live[i]);
+      heap.remove_variable(live[i]);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+      live_pool.erase(live_pool.begin() + static_cast<std::ptrdiff_t>(i));
+      live_weights.erase(live_weights.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      const std::size_t p = rng() % route_pool.size();
+      const double w = 1.0 + static_cast<double>(rng() % 3);
+      const auto v = scan.add_variable(route_pool[p], w);
+      ASSERT_EQ(heap.add_variable(route_pool[p], w), v);
+      for (std::size_t i = 0; i < live.size(); ++i) {
+        if (route_pool[live_pool[i]] == route_pool[p]) {
+          ASSERT_EQ(scan.route_of(v), scan.route_of(live[i])) << "step " << step;
+        }
+      }
+      live.push_back(v);
+      live_pool.push_back(p);
+      live_weights.push_back(w);
+    }
+    scan.solve();
+    heap.solve();
+    for (auto v : live) ASSERT_EQ(scan.rate(v), heap.rate(v)) << "step " << step;
+    if (step % 25 != 24) continue;
+    std::vector<std::vector<MaxMinLink>> routes;
+    for (std::size_t p : live_pool) routes.push_back(route_pool[p]);
+    const auto expected = reference_max_min(capacity, routes, live_weights);
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      EXPECT_NEAR(scan.rate(live[i]), expected[i], 1e-9 * expected[i]) << "step " << step;
+    }
+  }
+}
