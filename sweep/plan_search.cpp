@@ -202,7 +202,8 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
 
   const double start_s = core::wall_clock_s();
   // Rules first, on every core: each candidate parsed as `run --set` would and checked without simulating;
-  // each survivor's step-time lower bound from its compute alone (train::step_time_lower_bound), on the step
+  // each survivor's step-time lower bound from its compute and optimizer step alone
+  // (train::step_time_lower_bound), on the step
   // the rules parsed. A bound that cannot be built stays 0: the candidate is simulated and kept with the
   // reason the simulation gives.
   auto fixes_on_analytical = o.fixes;
@@ -239,7 +240,8 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
     if (o.goal_step_time_s && bound_s[k] > *o.goal_step_time_s) {
       auto& count = out.pruned[kGoalRule];
       if (count.candidates++ == 0) {
-        count.example = fmt::format("{}: its passes' compute alone takes {:.3f} s a step, more than the goal's {:.3f} s",
+        count.example = fmt::format(
+            "{}: its passes' compute and its optimizer step alone take {:.3f} s a step, more than the goal's {:.3f} s",
                                     settings_text(points[survivors[k]]), bound_s[k], *o.goal_step_time_s);
       }
       continue;
@@ -276,8 +278,8 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   if (next < order.size()) {
     auto& count = out.pruned[kBoundRule];
     count.candidates = order.size() - next;
-    count.example = fmt::format("{}: its passes' compute alone takes {:.3f} s a step, more than the {} s of the {}th best "
-                                "simulated, so it cannot enter the top {}",
+    count.example = fmt::format("{}: its passes' compute and its optimizer step alone take {:.3f} s a step, more "
+                                "than the {} s of the {}th best simulated, so it cannot enter the top {}",
                                 settings_text(points[survivors[order[next]]]), bound_s[order[next]],
                                 fmt::format("{:.3f}", feasible_times[exact - 1]), exact, exact);
   }

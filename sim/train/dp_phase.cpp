@@ -22,8 +22,8 @@ double newton_schulz_flops(double rows, double cols, int iterations) {
 
 // HBM bandwidth the step's own memory-bound work (optimizer, balancer histograms) runs at: datasheet x the
 // registered sustained fraction.
-double sustained_hbm(const AccountingInputs& in) {
-  return in.cost.device().hbm_bytes_per_s * in.cost.defaults().hbm.value;
+double sustained_hbm(const cost::OpCostModel& cost) {
+  return cost.device().hbm_bytes_per_s * cost.defaults().hbm.value;
 }
 
 // The router bias update of a balanced MoE run, once per MoE layer per step (issue 16): the balancer needs the
@@ -51,7 +51,7 @@ void add_balancer_cost(const AccountingInputs& in, const std::vector<int>& stage
   const double tokens_per_rank = in.microbatches * in.microbatch.tokens() / L.cp;
   const double bytes = balancer->allreduce_bytes_per_layer(experts, tokens_per_rank * data_ranks);
   if (balancer->bins() > 0) {
-    const double kernel = std::max(tokens_per_rank * experts * 4.0 / sustained_hbm(in), in.cost.defaults().min_kernel_s);
+    const double kernel = std::max(tokens_per_rank * experts * 4.0 / sustained_hbm(in.cost), in.cost.defaults().min_kernel_s);
     d.balancer_kernel_s = moe_layers * kernel;
   }
   if (data_ranks > 1 && bytes > 0) {
@@ -81,6 +81,57 @@ void add_balancer_cost(const AccountingInputs& in, const std::vector<int>& stage
 }
 
 }  // namespace
+
+OptimizerUpdate optimizer_update(const StepSpec& sc, const parallel::ParallelLayout& L,
+                                 const std::vector<model::OpBlock>& blocks,
+                                 const std::vector<parallel::StageBlocks>& stages, const std::vector<int>& stage_ids,
+                                 const cost::OpCostModel& cost) {
+  const auto params = rank_params(blocks, stages, stage_ids, L.tp, L.ep, L.etp);
+  const bool zero = L.zero_stage >= 1;
+  const int data_ranks = L.dp * L.cp;
+  OptimizerUpdate u;
+  // Memory-bound element-wise work on this GPU's shard, plus Newton-Schulz for Muon.
+  const double dense_shard = params.dense / (zero ? data_ranks : 1);
+  const double routed_shard = params.routed / (zero ? parallel::expert_dp(L) : 1);
+  const double hbm = sustained_hbm(cost);
+  // AdamW reads fp32 master, two moments and the gradient (16 B) and writes master, moments and BF16
+  // weights (14 B) per parameter; Muon keeps one moment (26 B).
+  double ns_flops = 0;
+  const int iterations = sc.optimizer.newton_schulz_iterations;
+  if (sc.optimizer.kind == model::Optimizer::Muon) {
+    for (int s : stage_ids) {
+      for (int b : stages[static_cast<std::size_t>(s)].blocks) {
+        for (const auto& op : blocks[static_cast<std::size_t>(b)].ops) {
+          if (!op.muon_matrix) continue;
+          if (const auto* g = std::get_if<model::GemmShape>(&op.shape)) {
+            u.muon_params += op.params / L.tp;
+            if (sc.optimizer.per_head_attention && op.weight_heads > 0) {
+              // TP splits the heads; each local head's block is one matrix.
+              const double heads = std::max(1.0, static_cast<double>(op.weight_heads) / L.tp);
+              const double n = op.heads_on_input ? g->n : g->n / op.weight_heads;
+              const double k = op.heads_on_input ? g->k / op.weight_heads : g->k;
+              ns_flops += heads * newton_schulz_flops(n, k, iterations);
+              // A head-aligned shard holds whole heads once there are at least as many heads as shards.
+              if (heads >= data_ranks) u.whole_head_params += op.params / L.tp;
+            } else {
+              ns_flops += newton_schulz_flops(g->n / L.tp, g->k, iterations);
+            }
+          } else if (const auto* e = std::get_if<model::ExpertGemmShape>(&op.shape)) {
+            const double local = static_cast<double>(e->experts) / L.ep;
+            ns_flops += local * newton_schulz_flops(e->n, e->k, iterations);
+            u.muon_params += op.params / L.ep;
+          }
+        }
+      }
+    }
+  }
+  const double shard = dense_shard + routed_shard;
+  const double muon_share = params.dense + params.routed > 0 ? u.muon_params / (params.dense + params.routed) : 0;
+  const double bytes = shard * (muon_share * 26.0 + (1 - muon_share) * 30.0);
+  const double ns_rate = cost.device().bf16_flops_per_s * cost.defaults().gemm_bf16.value;
+  u.seconds = bytes / hbm + ns_flops / ns_rate;
+  return u;
+}
 
 DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime first_pass, core::SimTime last_pass) {
   const auto& L = in.map.layout();
@@ -142,53 +193,14 @@ DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime fi
   const double hidden_by = L.overlap_grad_reduce ? overlap * last_pass.seconds() : 0.0;
   d.gradient_exposed_s = std::max(0.0, d.gradient_sync_s - hidden_by);
 
-  // Optimizer update of this GPU's shard: memory-bound element-wise work, plus Newton-Schulz for Muon.
-  const double dense_shard = params.dense / (zero ? data_ranks : 1);
-  const double routed_shard = params.routed / (zero ? expert_dp : 1);
-  const double hbm = sustained_hbm(in);
-  // AdamW reads fp32 master, two moments and the gradient (16 B) and writes master, moments and BF16
-  // weights (14 B) per parameter; Muon keeps one moment (26 B).
-  double ns_flops = 0;
-  double muon_params = 0;
-  double whole_head_params = 0;  // per-head matrices each DP rank owns whole heads of: no gather
+  const auto update = optimizer_update(sc, L, in.blocks, in.stages, stage_ids, in.cost);
+  d.optimizer_s = update.seconds;
   const int iterations = sc.optimizer.newton_schulz_iterations;
-  if (sc.optimizer.kind == model::Optimizer::Muon) {
-    for (int s : stage_ids) {
-      for (int b : in.stages[static_cast<std::size_t>(s)].blocks) {
-        for (const auto& op : in.blocks[static_cast<std::size_t>(b)].ops) {
-          if (!op.muon_matrix) continue;
-          if (const auto* g = std::get_if<model::GemmShape>(&op.shape)) {
-            muon_params += op.params / L.tp;
-            if (sc.optimizer.per_head_attention && op.weight_heads > 0) {
-              // TP splits the heads; each local head's block is one matrix.
-              const double heads = std::max(1.0, static_cast<double>(op.weight_heads) / L.tp);
-              const double n = op.heads_on_input ? g->n : g->n / op.weight_heads;
-              const double k = op.heads_on_input ? g->k / op.weight_heads : g->k;
-              ns_flops += heads * newton_schulz_flops(n, k, iterations);
-              // A head-aligned shard holds whole heads once there are at least as many heads as shards.
-              if (heads >= data_ranks) whole_head_params += op.params / L.tp;
-            } else {
-              ns_flops += newton_schulz_flops(g->n / L.tp, g->k, iterations);
-            }
-          } else if (const auto* e = std::get_if<model::ExpertGemmShape>(&op.shape)) {
-            const double local = static_cast<double>(e->experts) / L.ep;
-            ns_flops += local * newton_schulz_flops(e->n, e->k, iterations);
-            muon_params += op.params / L.ep;
-          }
-        }
-      }
-    }
-  }
-  const double shard = dense_shard + routed_shard;
-  const double muon_share = params.dense + params.routed > 0 ? muon_params / (params.dense + params.routed) : 0;
-  const double bytes = shard * (muon_share * 26.0 + (1 - muon_share) * 30.0);
-  const double ns_rate = in.cost.device().bf16_flops_per_s * in.cost.defaults().gemm_bf16.value;
-  d.optimizer_s = bytes / hbm + ns_flops / ns_rate;
   if (sc.optimizer.kind == model::Optimizer::Muon && zero) {
     // Moonlight's distributed Muon gathers each matrix's gradient shards (BF16) before Newton-Schulz; a
     // per-head block that one rank's shard holds whole needs no gather.
     const double gathered = params.dense + params.routed > 0
-                                ? (muon_params - whole_head_params) / (params.dense + params.routed)
+                                ? (update.muon_params - update.whole_head_params) / (params.dense + params.routed)
                                 : 0;
     d.muon_gather_s = group_collectives(net::CollectiveOp::allgather, 2.0 * gathered);
   }

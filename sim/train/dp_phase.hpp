@@ -6,12 +6,30 @@
 #include <string>
 #include <vector>
 
+#include "model/ops.hpp"
+#include "sim/cost/cost_model.hpp"
 #include "sim/exec/pass_runner.hpp"
+#include "sim/parallel/parallel_layout.hpp"
+#include "sim/parallel/stage_split.hpp"
 #include "sim/train/step_result.hpp"
+#include "sim/train/step_spec.hpp"
 
 namespace k3::train {
 
 struct AccountingInputs;
+
+// The optimizer update of the shard a pipeline rank holds (the stages `stage_ids`): memory-bound
+// element-wise work, plus Newton-Schulz for Muon. From the layout and the device alone (no timeline, no
+// network), so the step-time lower bound adds it too: every step ends with it on its critical rank.
+struct OptimizerUpdate {
+  double seconds = 0;
+  double muon_params = 0;        // Muon matrices' parameters on the GPU (divided by TP or EP)
+  double whole_head_params = 0;  // per-head matrices each DP rank owns whole heads of: no gather
+};
+OptimizerUpdate optimizer_update(const StepSpec& sc, const parallel::ParallelLayout& L,
+                                 const std::vector<model::OpBlock>& blocks,
+                                 const std::vector<parallel::StageBlocks>& stages, const std::vector<int>& stage_ids,
+                                 const cost::OpCostModel& cost);
 
 struct DpPhase {
   double gradient_sync_s = 0, gradient_exposed_s = 0;

@@ -1,6 +1,7 @@
 #include "sim/train/step_simulator.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "model/totals.hpp"
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
+#include "sim/train/dp_phase.hpp"
 #include "sim/train/expert_load_sample.hpp"
 #include "sim/train/layer_results.hpp"
 #include "sim/train/layout_checks.hpp"
@@ -88,11 +90,12 @@ class StepRun {
   }
 
   // step_time_lower_bound: the pipeline run on passes that only compute, each on one GPU's stream with the
-  // routed load balanced. Every simulated pass lasts at least as long as its busiest GPU's compute stream
-  // (execute_pass runs a GPU's compute steps one after another), that GPU carries at least the balanced
-  // routed load (the busiest GPU's share is at least the mean), and an op's time does not fall as its tokens
-  // grow; the pipeline's makespan does not fall when a pass gets shorter or a transfer is left out (every
-  // start is a max of sums), and the data-parallel phase only adds its exposed time.
+  // routed load balanced, then the shortest optimizer update of any pipeline rank. Every simulated pass lasts
+  // at least as long as its busiest GPU's compute stream (execute_pass runs a GPU's compute steps one after
+  // another), that GPU carries at least the balanced routed load (the busiest GPU's share is at least the
+  // mean), and an op's time does not fall as its tokens grow; the pipeline's makespan does not fall when a
+  // pass gets shorter or a transfer is left out (every start is a max of sums); and the step adds the
+  // data-parallel phase's exposed time, which holds the critical rank's optimizer update (dp_phase.hpp).
   core::Seconds lower_bound() {
     (void)prepare_layout();
     // By class key (stage classes are stage indices): built once per class, looked up once per pass run.
@@ -105,7 +108,12 @@ class StepRun {
       if (!m) m = exec::busiest_compute_stream(program_of(rank, f_stage, b_stage, part), runner_.config().compute_slowdown);
       return *m;
     };
-    return parallel::execute_pipeline(schedule_, costs_by_stage(compute_only), false).makespan.seconds();
+    double optimizer_s = std::numeric_limits<double>::infinity();
+    for (int rank = 0; rank < schedule_.ranks; ++rank) {
+      optimizer_s = std::min(optimizer_s, optimizer_update(sc_, map_.layout(), blocks_, stages_,
+                                                           schedule_.stages_held(rank), cost_).seconds);
+    }
+    return parallel::execute_pipeline(schedule_, costs_by_stage(compute_only), false).makespan.seconds() + optimizer_s;
   }
 
  private:

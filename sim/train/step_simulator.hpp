@@ -72,7 +72,7 @@ class PreparedStep {
 };
 
 // A lower bound of simulate_step's step time, from the pipeline schedule run on the compute of each pass alone
-// (no network, routed load balanced): milliseconds where the step takes seconds to simulate, so that a
+// (no network, routed load balanced) and the shortest optimizer step of a pipeline rank: milliseconds where the step takes seconds to simulate, so that a
 // search can skip a layout that cannot beat the ones it already has. Throws as simulate_step does for a
 // layout that does not fit; does not check the scenario's assumption overrides.
 core::Seconds step_time_lower_bound(const StepSpec& scenario, const model::ModelSpec& spec,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "model/hf_config.hpp"
@@ -74,8 +75,9 @@ train::StepOptions quiet_step() {
 // network=analytical` would be if the step accepts it; the fastest that fits, first in grid order on a tie.
 // Checks on the way, for every simulated point, the two bounds plan prunes with: the memory bound never
 // exceeds the memory the simulation reports, and train::step_time_lower_bound never exceeds its step time
-// (it is the pipeline run on each pass's busiest compute stream alone, and the simulation adds the network,
-// the routed imbalance and the data-parallel phase on top).
+// (it is the pipeline run on each pass's busiest compute stream alone plus the shortest optimizer step of a
+// pipeline rank, and the simulation adds the network, the routed imbalance and the rest of the data-parallel
+// phase on top).
 Best exhaustive_best(const input::ScenarioInputs& in, const std::vector<GridAxis>& axes,
                      const std::vector<input::Override>& fixes) {
   const auto& topo = *in.topology;
@@ -113,6 +115,34 @@ std::string setting(const PlanCandidate& c, const std::string& key) {
     if (s.key == key) return s.value;
   }
   return "(not searched)";
+}
+
+TEST(PlanSearch, TheStepTimeLowerBoundHoldsTheOptimizerStep) {
+  // PP = 1: the one pipeline rank is the critical rank, so the bound adds exactly the step's "optimizer step"
+  // (dp_phase.hpp's optimizer_update) to a makespan the optimizer does not change. Muon with 5 and with 400
+  // Newton-Schulz iterations: the bound rises by what the optimizer step rises (only the Newton-Schulz
+  // flops change), the bound stays at most the step time, and with 400 iterations the optimizer step alone
+  // is most of the bound.
+  const auto in = small_inputs();
+  const auto& topo = *in.topology;
+  const auto step_and_bound = [&](const std::string& iterations) {
+    const auto step = input::parse_scenario(kScenario, "small.yaml",
+                                            {{"network", "analytical"}, {"optimizer.kind", "muon"},
+                                             {"optimizer.newton_schulz_iterations", iterations}});
+    const auto r = train::simulate_step(step, in.model, topo, nullptr, quiet_step());
+    double optimizer_s = 0;
+    for (const auto& share : r.breakdown) {
+      if (share.name == "optimizer step") optimizer_s = share.seconds;
+    }
+    return std::tuple{r.step_time_s, optimizer_s, train::step_time_lower_bound(step, in.model, topo, nullptr)};
+  };
+  const auto [step5, optimizer5, bound5] = step_and_bound("5");
+  const auto [step400, optimizer400, bound400] = step_and_bound("400");
+  ASSERT_GT(optimizer400, 10 * optimizer5);
+  EXPECT_NEAR(bound400 - bound5, optimizer400 - optimizer5, 1e-9 * bound400);
+  EXPECT_LE(bound5, step5);
+  EXPECT_LE(bound400, step400);
+  EXPECT_GT(optimizer400, 0.5 * bound400);
 }
 
 TEST(PlanSearch, ReturnsTheOptimumOfAnExhaustiveSimulation) {
