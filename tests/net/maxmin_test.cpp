@@ -213,6 +213,18 @@ std::vector<double> reference_max_min(const std::vector<double>& capacity, const
   }
 }
 
+// `count` links of 1 to `max_capacity` B/s (whole numbers), the same in both systems; their capacities.
+std::vector<double> add_random_links(std::mt19937_64& rng, int count, int max_capacity, MaxMinSystem& scan,
+                                     MaxMinSystem& heap) {
+  std::vector<double> capacity;
+  for (int l = 0; l < count; ++l) {
+    capacity.push_back(1.0 + static_cast<double>(rng() % static_cast<std::uint64_t>(max_capacity)));
+    scan.add_link(capacity.back());
+    heap.add_link(capacity.back());
+  }
+  return capacity;
+}
+
 }  // namespace
 
 TEST(MaxMin, AgreesWithPlainProgressiveFillingOnRandomSystemsWithSharedRoutes) {
@@ -222,12 +234,7 @@ TEST(MaxMin, AgreesWithPlainProgressiveFillingOnRandomSystemsWithSharedRoutes) {
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 50; ++trial) {
     MaxMinSystem scan, heap(0);
-    std::vector<double> capacity;
-    for (int l = 0; l < 6; ++l) {
-      capacity.push_back(1.0 + static_cast<double>(rng() % 20));
-      scan.add_link(capacity.back());
-      heap.add_link(capacity.back());
-    }
+    const auto capacity = add_random_links(rng, 6, 20, scan, heap);
     std::vector<std::vector<MaxMinLink>> route_pool;
     for (int r = 0; r < 4; ++r) {
       std::vector<MaxMinLink> route;
@@ -276,12 +283,7 @@ TEST(MaxMin, LargerSystemsUnderChurnKeepRoutesFoundAndScanAndHeapEqual) {
   std::mt19937_64 rng(11);
   constexpr int kLinks = 40;
   MaxMinSystem scan, heap(0);
-  std::vector<double> capacity;
-  for (int l = 0; l < kLinks; ++l) {
-    capacity.push_back(1.0 + static_cast<double>(rng() % 50));
-    scan.add_link(capacity.back());
-    heap.add_link(capacity.back());
-  }
+  const auto capacity = add_random_links(rng, kLinks, 50, scan, heap);
   std::vector<std::vector<MaxMinLink>> route_pool;
   for (int r = 0; r < 150; ++r) {
     std::vector<MaxMinLink> route;
