@@ -225,6 +225,16 @@ std::vector<double> add_random_links(std::mt19937_64& rng, int count, int max_ca
   return capacity;
 }
 
+// Removes live variable i from both systems, and its entry from `live` and each list kept beside it.
+template <typename... Lists>
+void remove_live(std::size_t i, MaxMinSystem& scan, MaxMinSystem& heap, std::vector<k3::net::MaxMinVariable>& live,
+                 Lists&... lists) {
+  scan.remove_variable(live[i]);
+  heap.remove_variable(live[i]);
+  live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+  (lists.erase(lists.begin() + static_cast<std::ptrdiff_t>(i)), ...);
+}
+
 }  // namespace
 
 TEST(MaxMin, AgreesWithPlainProgressiveFillingOnRandomSystemsWithSharedRoutes) {
@@ -249,12 +259,7 @@ TEST(MaxMin, AgreesWithPlainProgressiveFillingOnRandomSystemsWithSharedRoutes) {
     std::vector<double> live_weights;
     for (int step = 0; step < 12; ++step) {
       if (!live.empty() && rng() % 3 == 0) {
-        const std::size_t i = rng() % live.size();
-        scan.remove_variable(live[i]);
-        heap.remove_variable(live[i]);
-        live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
-        live_routes.erase(live_routes.begin() + static_cast<std::ptrdiff_t>(i));
-        live_weights.erase(live_weights.begin() + static_cast<std::ptrdiff_t>(i));
+        remove_live(rng() % live.size(), scan, heap, live, live_routes, live_weights);
       } else {
         const auto& route = route_pool[rng() % route_pool.size()];
         const double w = 1.0 + static_cast<double>(rng() % 3);
@@ -299,12 +304,7 @@ TEST(MaxMin, LargerSystemsUnderChurnKeepRoutesFoundAndScanAndHeapEqual) {
   std::vector<double> live_weights;
   for (int step = 0; step < 600; ++step) {
     if (!live.empty() && (live.size() > 120 || rng() % 5 < 2)) {
-      const std::size_t i = rng() % live.size();
-      scan.remove_variable(live[i]);
-      heap.remove_variable(live[i]);
-      live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
-      live_pool.erase(live_pool.begin() + static_cast<std::ptrdiff_t>(i));
-      live_weights.erase(live_weights.begin() + static_cast<std::ptrdiff_t>(i));
+      remove_live(rng() % live.size(), scan, heap, live, live_pool, live_weights);
     } else {
       const std::size_t p = rng() % route_pool.size();
       const double w = 1.0 + static_cast<double>(rng() % 3);
