@@ -98,15 +98,22 @@ class StepRun {
   // data-parallel phase's exposed time, which holds the critical rank's optimizer update (dp_phase.hpp).
   core::Seconds lower_bound() {
     (void)prepare_layout();
-    // By class key (stage classes are stage indices): built once per class, looked up once per pass run.
+    // By class key (stage classes are stage indices), each class on the program of the representative the
+    // simulation times it on (pass_representatives), looked up once per pass run.
     const auto stages = stages_.size();
-    std::vector<std::optional<SimTime>> memo(stages * (stages + 1) * 4);  // 4 PassParts
-    const auto compute_only = [&](int rank, int f_stage, int b_stage, workload::PassPart part) {
-      const auto [f_class, b_class, part_index] = class_key(f_stage, b_stage, part);
-      auto& m = memo[(static_cast<std::size_t>(f_class) * (stages + 1) + static_cast<std::size_t>(b_class + 1)) * 4 +
-                     static_cast<std::size_t>(part_index)];
-      if (!m) m = exec::busiest_compute_stream(program_of(rank, f_stage, b_stage, part), runner_.config().compute_slowdown);
-      return *m;
+    const auto slot = [&](const PassKey& ck) {
+      const auto [f_class, b_class, part_index] = ck;
+      return (static_cast<std::size_t>(f_class) * (stages + 1) + static_cast<std::size_t>(b_class + 1)) * 4 +
+             static_cast<std::size_t>(part_index);
+    };
+    std::vector<SimTime> compute(stages * (stages + 1) * 4);  // 4 PassParts
+    for (const auto& [ck, rep] : pass_representatives()) {
+      const auto& [rank, f_stage, b_stage, part] = rep;
+      compute[slot(ck)] =
+          exec::busiest_compute_stream(program_of(rank, f_stage, b_stage, part), runner_.config().compute_slowdown);
+    }
+    const auto compute_only = [&](int, int f_stage, int b_stage, workload::PassPart part) {
+      return compute[slot(class_key(f_stage, b_stage, part))];
     };
     double optimizer_s = std::numeric_limits<double>::infinity();
     for (int rank = 0; rank < schedule_.ranks; ++rank) {
@@ -345,7 +352,10 @@ class StepRun {
   // does not depend on what they cost: a dry run of the pipeline lists them, each class simulated for the
   // lowest pipeline rank that runs it (so the result does not depend on the order of the calls or on the
   // thread count). They form the batch that passes() hands out; the timed run then finds every pass in the memo.
-  void list_passes() {
+  // Each pass class's representative: the lowest pipeline rank that runs it, with the stages and part it runs
+  // there first, found by running the schedule on constant costs. The simulation times a class on its
+  // representative's program, and the lower bound reads the same program.
+  std::map<PassKey, std::tuple<int, int, int, workload::PassPart>> pass_representatives() {
     std::map<PassKey, std::tuple<int, int, int, workload::PassPart>> wanted;  // class -> (rank, f_stage, b_stage, part)
     const auto want = [&](int rank, int f_stage, int b_stage, workload::PassPart part) {
       const auto [it, fresh] = wanted.try_emplace(class_key(f_stage, b_stage, part), rank, f_stage, b_stage, part);
@@ -353,9 +363,12 @@ class StepRun {
       return SimTime::from_seconds(1e-3);
     };
     (void)parallel::execute_pipeline(schedule_, costs_by_stage(want), false);
+    return wanted;
+  }
 
+  void list_passes() {
     std::vector<workload::PassProgram> programs;
-    for (const auto& [ck, w] : wanted) {
+    for (const auto& [ck, w] : pass_representatives()) {
       const auto& [rank, f_stage, b_stage, part] = w;
       batch_keys_.push_back(ck);
       programs.push_back(program_of(rank, f_stage, b_stage, part));
