@@ -77,6 +77,31 @@ class DoneTimes {
 
 }  // namespace
 
+void ask_each_pass(const PipelineSchedule& s, const PassCosts& costs) {
+  for (int r = 0; r < s.ranks; ++r) {
+    for (const Pass& pass : s.passes[static_cast<std::size_t>(r)]) {
+      switch (pass.kind) {
+        case PassKind::forward:
+          (void)costs.forward(r, pass.work.chunk);
+          break;
+        case PassKind::backward:
+          (void)costs.backward(r, pass.work.chunk);
+          break;
+        case PassKind::backward_input:
+          (void)costs.backward(r, pass.work.chunk);
+          (void)costs.weight(r, pass.work.chunk);
+          break;
+        case PassKind::weight:
+          (void)costs.weight(r, pass.work.chunk);
+          break;
+        case PassKind::forward_backward:
+          (void)costs.forward_backward(r, pass.work.chunk, pass.backward.chunk);
+          break;
+      }
+    }
+  }
+}
+
 PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& costs, bool with_passes) {
   int microbatches = 1;
   for (const auto& list : s.passes) {
@@ -136,10 +161,13 @@ PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& co
             ready = input_ready(r, pass.work, false);
             duration = costs.backward(r, pass.work.chunk);
             break;
-          case PassKind::backward_input:
+          case PassKind::backward_input: {
             ready = input_ready(r, pass.work, false);
-            duration = costs.backward(r, pass.work.chunk) - costs.weight(r, pass.work.chunk);
+            // Named so the calls go in a fixed order (backward, then weight), which ask_each_pass follows.
+            const SimTime whole = costs.backward(r, pass.work.chunk);
+            duration = whole - costs.weight(r, pass.work.chunk);
             break;
+          }
           case PassKind::weight:
             duration = costs.weight(r, pass.work.chunk);
             break;

@@ -353,16 +353,15 @@ class StepRun {
   // lowest pipeline rank that runs it (so the result does not depend on the order of the calls or on the
   // thread count). They form the batch that passes() hands out; the timed run then finds every pass in the memo.
   // Each pass class's representative: the lowest pipeline rank that runs it, with the stages and part it runs
-  // there first, found by running the schedule on constant costs. The simulation times a class on its
+  // there first (parallel::ask_each_pass walks the ranks in order). The simulation times a class on its
   // representative's program, and the lower bound reads the same program.
   std::map<PassKey, std::tuple<int, int, int, workload::PassPart>> pass_representatives() {
     std::map<PassKey, std::tuple<int, int, int, workload::PassPart>> wanted;  // class -> (rank, f_stage, b_stage, part)
     const auto want = [&](int rank, int f_stage, int b_stage, workload::PassPart part) {
-      const auto [it, fresh] = wanted.try_emplace(class_key(f_stage, b_stage, part), rank, f_stage, b_stage, part);
-      if (!fresh && rank < std::get<0>(it->second)) it->second = {rank, f_stage, b_stage, part};
-      return SimTime::from_seconds(1e-3);
+      wanted.try_emplace(class_key(f_stage, b_stage, part), rank, f_stage, b_stage, part);
+      return SimTime::zero();
     };
-    (void)parallel::execute_pipeline(schedule_, costs_by_stage(want), false);
+    parallel::ask_each_pass(schedule_, costs_by_stage(want));
     return wanted;
   }
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -258,4 +260,43 @@ TEST(PipelineSchedule, DualPipeVNeedsTwicePPMicroBatches) {
   }
   EXPECT_NO_THROW((void)dualpipev(4, 8));
   EXPECT_NO_THROW((void)dualpipev(3, 7));
+}
+
+TEST(PipelineSchedule, AskEachPassAsksEachRanksPassesInTheOrderThePipelineFirstAsksThem) {
+  // For every registered schedule (PP 4, 2 virtual stages where it takes them, 16 micro-batches), the distinct
+  // calls a rank makes to its costs (call kind and chunks), in order of their first call, are the same whether
+  // execute_pipeline times the schedule (passes asked again while their inputs are missing, ranks
+  // interleaved) or ask_each_pass walks it; the pipeline asks every pass at least once, so the sets match too.
+  using Call = std::tuple<char, int, int>;
+  for (const auto* entry : pipeline_schedules()) {
+    const auto s = make_schedule(*entry, 4, entry->virtual_stages ? 2 : 1, 16);
+    const auto recorder = [&](std::vector<std::vector<Call>>& first) {
+      first.assign(static_cast<std::size_t>(s.ranks), {});
+      auto seen = std::make_shared<std::vector<std::set<Call>>>(static_cast<std::size_t>(s.ranks));
+      const auto note = [&first, seen](int r, Call c) {
+        if ((*seen)[static_cast<std::size_t>(r)].insert(c).second) first[static_cast<std::size_t>(r)].push_back(c);
+      };
+      PassCosts c;
+      c.forward = [=](int r, int ch) { note(r, {'F', ch, -1}); return us(1); };
+      c.backward = [=](int r, int ch) { note(r, {'B', ch, -1}); return us(2); };
+      c.weight = [=](int r, int ch) { note(r, {'W', ch, -1}); return us(1); };
+      c.forward_backward = [=](int r, int f, int b) { note(r, {'X', f, b}); return us(3); };
+      c.p2p = [](int, int) { return us(0.5); };
+      return c;
+    };
+    std::vector<std::vector<Call>> timed, walked;
+    (void)execute_pipeline(s, recorder(timed), false);
+    ask_each_pass(s, recorder(walked));
+    EXPECT_EQ(timed, walked) << entry->name;
+    EXPECT_FALSE(walked.front().empty()) << entry->name;
+    // Rank by rank: a pass class's first ask is on the lowest rank that runs it (what pass_representatives keeps).
+    std::vector<int> ranks;
+    PassCosts by_rank;
+    by_rank.forward = [&](int r, int) { ranks.push_back(r); return us(1); };
+    by_rank.backward = by_rank.forward;
+    by_rank.weight = by_rank.forward;
+    by_rank.forward_backward = [&](int r, int, int) { ranks.push_back(r); return us(3); };
+    ask_each_pass(s, by_rank);
+    EXPECT_TRUE(std::ranges::is_sorted(ranks)) << entry->name;
+  }
 }
