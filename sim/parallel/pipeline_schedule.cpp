@@ -75,30 +75,31 @@ class DoneTimes {
   std::vector<std::optional<SimTime>> at_;
 };
 
+// What `pass` costs on rank `r`, asked of `costs` in a fixed order (a backward-input pass: backward, then
+// weight), which ask_each_pass and execute_pipeline share.
+SimTime pass_duration(const PassCosts& costs, int r, const Pass& pass) {
+  switch (pass.kind) {
+    case PassKind::forward:
+      return costs.forward(r, pass.work.chunk);
+    case PassKind::backward:
+      return costs.backward(r, pass.work.chunk);
+    case PassKind::backward_input: {
+      const SimTime whole = costs.backward(r, pass.work.chunk);
+      return whole - costs.weight(r, pass.work.chunk);
+    }
+    case PassKind::weight:
+      return costs.weight(r, pass.work.chunk);
+    case PassKind::forward_backward:
+      return costs.forward_backward(r, pass.work.chunk, pass.backward.chunk);
+  }
+  throw core::InternalError("unknown pipeline pass kind");
+}
+
 }  // namespace
 
 void ask_each_pass(const PipelineSchedule& s, const PassCosts& costs) {
   for (int r = 0; r < s.ranks; ++r) {
-    for (const Pass& pass : s.passes[static_cast<std::size_t>(r)]) {
-      switch (pass.kind) {
-        case PassKind::forward:
-          (void)costs.forward(r, pass.work.chunk);
-          break;
-        case PassKind::backward:
-          (void)costs.backward(r, pass.work.chunk);
-          break;
-        case PassKind::backward_input:
-          (void)costs.backward(r, pass.work.chunk);
-          (void)costs.weight(r, pass.work.chunk);
-          break;
-        case PassKind::weight:
-          (void)costs.weight(r, pass.work.chunk);
-          break;
-        case PassKind::forward_backward:
-          (void)costs.forward_backward(r, pass.work.chunk, pass.backward.chunk);
-          break;
-      }
-    }
+    for (const Pass& pass : s.passes[static_cast<std::size_t>(r)]) (void)pass_duration(costs, r, pass);
   }
 }
 
@@ -151,34 +152,24 @@ PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& co
       while (next[ri] < s.passes[ri].size()) {
         const Pass& pass = s.passes[ri][next[ri]];
         std::optional<SimTime> ready = SimTime::zero();
-        SimTime duration;
         switch (pass.kind) {
           case PassKind::forward:
             ready = input_ready(r, pass.work, true);
-            duration = costs.forward(r, pass.work.chunk);
             break;
           case PassKind::backward:
+          case PassKind::backward_input:
             ready = input_ready(r, pass.work, false);
-            duration = costs.backward(r, pass.work.chunk);
             break;
-          case PassKind::backward_input: {
-            ready = input_ready(r, pass.work, false);
-            // Named so the calls go in a fixed order (backward, then weight), which ask_each_pass follows.
-            const SimTime whole = costs.backward(r, pass.work.chunk);
-            duration = whole - costs.weight(r, pass.work.chunk);
-            break;
-          }
           case PassKind::weight:
-            duration = costs.weight(r, pass.work.chunk);
             break;
           case PassKind::forward_backward: {
             auto f = input_ready(r, pass.work, true);
             auto b = input_ready(r, pass.backward, false);
             ready = (f && b) ? std::optional(std::max(*f, *b)) : std::nullopt;
-            duration = costs.forward_backward(r, pass.work.chunk, pass.backward.chunk);
             break;
           }
         }
+        const SimTime duration = pass_duration(costs, r, pass);
         if (!ready) break;
         const SimTime start = std::max(free_at[ri], *ready);
         const SimTime end = start + duration;
