@@ -55,7 +55,11 @@ workload::MoeSample sample_expert_load(workload::MoeSamplingSpec m, const worklo
       state = workload::read_balancer_state(load, spec);
       m.state = &*state;
     }
-    return workload::sample_moe(m);
+    if (reuse == nullptr) return workload::sample_moe(m);
+    const auto routed = reuse->find_or_make(reuse->routed, workload::routed_traffic_key(m), [&] {
+      return std::make_shared<const workload::RoutedTraffic>(workload::route_samples(m));
+    });
+    return workload::sample_moe(m, routed.get());
   };
   workload::MoeSample sample;
   if (reuse != nullptr) {

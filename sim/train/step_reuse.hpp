@@ -25,6 +25,9 @@ namespace k3::train {
 struct StepReuse {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<const workload::MoeSample>> moe;  // by moe_sample_key
+  // The routing the samples are drawn from, by workload::routed_traffic_key: samples that differ only in the
+  // micro-batch's tokens, the element bytes, the expert load or the GPUs' numbering share one.
+  std::map<std::string, std::shared_ptr<const workload::RoutedTraffic>> routed;
   // The symmetry check by (dispatch matrix, group GPUs, EP shape, block GPUs); it reads the routing sample
   // and the fabric, which the runs share; the link figures a band run moves change its two times alike.
   using SymmetryKey = std::tuple<const workload::TrafficMatrix*, std::vector<parallel::GpuIndex>, int, int, int>;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "core/threads.hpp"
 #include "model/balancing/balancer_state.hpp"
@@ -69,74 +70,57 @@ TrafficMatrix expected_matrix(const TrafficMatrix& m, const std::vector<int>& no
   return out;
 }
 
-}  // namespace
+// The EP group's nodes (numbered by first appearance) and the routed experts placed over it, checked.
+struct GroupLayout {
+  int ep = 0;
+  std::vector<int> node_pos;  // of each group member
+  int nodes = 0;
+  routing::PlacementSpec placement_spec;
+  std::optional<routing::ExpertPlacement> placement;
+  routing::NodeLimit limit;
+  routing::MoeRoutingShape shape;
+};
 
-balancing::BalancerState read_balancer_state(const ExpertLoadSpec& load, const model::ModelSpec& spec) {
-  auto state = balancing::load_balancer_state(load.state);
-  if (!spec.has_moe()) {
-    throw core::InputError(load.state_at, fmt::format("model {} has no routed experts to load", spec.name),
-                           "expert_load.kind: uniform for a dense model");
-  }
-  if (state.experts != spec.moe.routed_experts || state.top_k != spec.moe.experts_per_token) {
-    throw core::InputError(load.state_at,
-                           fmt::format("{} holds top-{} of {} experts ({}); the scenario's model {} routes top-{} of {}",
-                                       load.state, state.top_k, state.experts, state.model, spec.name,
-                                       spec.moe.experts_per_token, spec.moe.routed_experts),
-                           "a state written with `k3sim balance --model` of this model");
-  }
-  return state;
-}
-
-MoeSample sample_moe(const MoeSamplingSpec& spec) {
+GroupLayout group_layout(const MoeSamplingSpec& spec) {
   const int ep = static_cast<int>(spec.group.size());
+  GroupLayout out;
+  out.ep = ep;
   // Node position of each group member, numbered by first appearance.
-  std::vector<int> node_pos(static_cast<std::size_t>(ep));
+  auto& node_pos = out.node_pos;
+  node_pos.resize(static_cast<std::size_t>(ep));
   std::map<parallel::GpuIndex, int> seen;
   for (int g = 0; g < ep; ++g) {
     const parallel::GpuIndex node = spec.group[static_cast<std::size_t>(g)] / static_cast<parallel::GpuIndex>(spec.gpus_per_node);
     auto [it, fresh] = seen.emplace(node, static_cast<int>(seen.size()));
     node_pos[static_cast<std::size_t>(g)] = it->second;
   }
-  const int nodes = static_cast<int>(seen.size());
-  const int gpn = ep / nodes;
-  const routing::PlacementSpec placement_spec{routing::PlacementKind::contiguous, ep, gpn, 0};
-  routing::validate(placement_spec, spec.experts, "parallel.ep");
-  const routing::ExpertPlacement placement(spec.experts, placement_spec);
-  routing::NodeLimit limit;
+  out.nodes = static_cast<int>(seen.size());
+  const int gpn = ep / out.nodes;
+  out.placement_spec = {routing::PlacementKind::contiguous, ep, gpn, 0};
+  routing::validate(out.placement_spec, spec.experts, "parallel.ep");
+  out.placement.emplace(spec.experts, out.placement_spec);
+  auto& limit = out.limit;
   if (spec.node_limit > 0) {
     limit.max_nodes = spec.node_limit;
     for (int e = 0; e < spec.experts; ++e) {
-      limit.node_of_expert.push_back(node_pos[static_cast<std::size_t>(placement.copies(e).front())]);
+      limit.node_of_expert.push_back(node_pos[static_cast<std::size_t>(out.placement->copies(e).front())]);
     }
-    limit.nodes = nodes;
+    limit.nodes = out.nodes;
     routing::validate(limit, spec.top_k, "communication.node_limit");
   }
-  const routing::MoeRoutingShape shape{spec.model_name, spec.experts, spec.top_k, spec.width, spec.distinct_samples};
-  routing::validate(shape, "model");
+  out.shape = {spec.model_name, spec.experts, spec.top_k, spec.width, spec.distinct_samples};
+  routing::validate(out.shape, "model");
+  return out;
+}
 
-  MoeSample out;
-  routing::ExpertLoad load = routing::uniform_expert_load(spec.distinct_samples, ep);
-  if (spec.state != nullptr) {
-    load = balancing::gpu_shares(*spec.state, placement, spec.distinct_samples, spec.state_at);
-  } else if (!spec.balanced) {
-    balancing::BalanceConfig base;
-    base.shape = shape;
-    base.router.seed = spec.seed;
-    base.balancer = balancing::parse_balancer(spec.balancer, "expert_load.balancer", spec.bins);
-    base.placement = placement_spec;
-    base.tokens_per_rank = spec.balancer_tokens_per_rank;
-    load = balancing::expert_load_after_balancing(base, spec.distinct_samples, spec.balancer_steps,
-                                                core::resolve_threads(0));
-  }
-  out.load_source = load.source;
-  out.sample_tokens_per_step = load.sample_tokens;
-  if (load.sample_tokens > 0) {
-    out.gpu_noise_floor = balancing::maxvio_noise_floor(load.sample_tokens * spec.top_k, ep, 1);
-  }
-
+RoutedTraffic route_over(const MoeSamplingSpec& spec, const GroupLayout& group) {
   const double per_copy = static_cast<double>(spec.width);
-  const double scale = spec.tokens_per_gpu / spec.sample_tokens;
+  const int ep = group.ep, nodes = group.nodes;
+  const auto& node_pos = group.node_pos;
+  const auto& placement = *group.placement;
+  const auto& limit = group.limit;
   const auto n = static_cast<std::size_t>(ep);
+  RoutedTraffic out;
   for (int i = 0; i < spec.distinct_samples; ++i) {
     routing::RouterConfig cfg;
     cfg.seed = core::Rng::derive(spec.seed, static_cast<std::uint64_t>(i));
@@ -146,7 +130,7 @@ MoeSample sample_moe(const MoeSamplingSpec& spec) {
     }
     const routing::SyntheticRouter router(spec.experts, cfg);
     const std::vector<float> bias(static_cast<std::size_t>(spec.experts), 0.0f);
-    // Elements per micro-batch token copy; bytes are applied per direction below.
+    // Elements per sampled token copy; sample_moe scales them to the micro-batch and applies the bytes.
     TrafficMatrix elements{ep, std::vector<double>(n * n, 0.0), nodes,
                            std::vector<double>(n * static_cast<std::size_t>(nodes), 0.0)};
     TrafficMatrix back = elements;  // combine direction: expert GPU -> token GPU
@@ -196,6 +180,75 @@ MoeSample sample_moe(const MoeSamplingSpec& spec) {
         }
       }
     }
+    out.samples.push_back({std::move(elements), std::move(back), gpu_copies, node_copies});
+  }
+  return out;
+}
+
+}  // namespace
+
+balancing::BalancerState read_balancer_state(const ExpertLoadSpec& load, const model::ModelSpec& spec) {
+  auto state = balancing::load_balancer_state(load.state);
+  if (!spec.has_moe()) {
+    throw core::InputError(load.state_at, fmt::format("model {} has no routed experts to load", spec.name),
+                           "expert_load.kind: uniform for a dense model");
+  }
+  if (state.experts != spec.moe.routed_experts || state.top_k != spec.moe.experts_per_token) {
+    throw core::InputError(load.state_at,
+                           fmt::format("{} holds top-{} of {} experts ({}); the scenario's model {} routes top-{} of {}",
+                                       load.state, state.top_k, state.experts, state.model, spec.name,
+                                       spec.moe.experts_per_token, spec.moe.routed_experts),
+                           "a state written with `k3sim balance --model` of this model");
+  }
+  return state;
+}
+
+std::string routed_traffic_key(const MoeSamplingSpec& m) {
+  // The group enters by its members' nodes, the only thing about it the routing reads.
+  const auto group = group_layout(m);
+  std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", m.model_name, m.experts, m.top_k, m.width, m.node_limit,
+                                m.copy_per_expert, m.balanced, m.sample_tokens, m.distinct_samples, m.seed);
+  for (const int node : group.node_pos) key += fmt::format("{},", node);
+  return key;
+}
+
+RoutedTraffic route_samples(const MoeSamplingSpec& spec) { return route_over(spec, group_layout(spec)); }
+
+MoeSample sample_moe(const MoeSamplingSpec& spec, const RoutedTraffic* routed) {
+  const auto group = group_layout(spec);
+  const int ep = group.ep;
+  const auto& node_pos = group.node_pos;
+  const auto& placement = *group.placement;
+  const auto& placement_spec = group.placement_spec;
+  const auto& shape = group.shape;
+  MoeSample out;
+  routing::ExpertLoad load = routing::uniform_expert_load(spec.distinct_samples, ep);
+  if (spec.state != nullptr) {
+    load = balancing::gpu_shares(*spec.state, placement, spec.distinct_samples, spec.state_at);
+  } else if (!spec.balanced) {
+    balancing::BalanceConfig base;
+    base.shape = shape;
+    base.router.seed = spec.seed;
+    base.balancer = balancing::parse_balancer(spec.balancer, "expert_load.balancer", spec.bins);
+    base.placement = placement_spec;
+    base.tokens_per_rank = spec.balancer_tokens_per_rank;
+    load = balancing::expert_load_after_balancing(base, spec.distinct_samples, spec.balancer_steps,
+                                                core::resolve_threads(0));
+  }
+  out.load_source = load.source;
+  out.sample_tokens_per_step = load.sample_tokens;
+  if (load.sample_tokens > 0) {
+    out.gpu_noise_floor = balancing::maxvio_noise_floor(load.sample_tokens * spec.top_k, ep, 1);
+  }
+
+  RoutedTraffic own;
+  if (routed == nullptr) {
+    own = route_over(spec, group);
+    routed = &own;
+  }
+  const double scale = spec.tokens_per_gpu / spec.sample_tokens;
+  for (int i = 0; i < spec.distinct_samples; ++i) {
+    const auto& [elements, back, gpu_copies, node_copies] = routed->samples[static_cast<std::size_t>(i)];
     MoeLayerLoad layer;
     for (int g = 0; g < ep; ++g) layer.routed_factor.push_back(load.share(i, g) * ep);
     const auto to_experts = expected_matrix(elements, node_pos, layer.routed_factor, true);

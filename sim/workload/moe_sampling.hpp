@@ -65,6 +65,25 @@ struct MoeSample {
 // errors name the state file, or the scenario key when the file is for another model.
 balancing::BalancerState read_balancer_state(const ExpertLoadSpec& load, const model::ModelSpec& spec);
 
-MoeSample sample_moe(const MoeSamplingSpec& spec);
+// The routing half of a sample: for each distinct sample, the elements each GPU of the group sends each GPU
+// (and each other node) for the sampled tokens, and the distinct GPUs and nodes they went to, before the
+// expert load, the micro-batch's tokens and the element bytes are applied. It reads only what
+// routed_traffic_key holds (the routing shape, the node limit, the seed and sample sizes, and the group's
+// members by node), so samples that differ in anything else draw the same routing: a K3 plan search's 28
+// samples share 3.
+struct RoutedTraffic {
+  struct Sample {
+    TrafficMatrix to_experts;    // dispatch: token GPU -> expert GPU, elements
+    TrafficMatrix from_experts;  // combine: expert GPU -> token GPU, elements
+    double gpu_copies = 0;       // distinct destination GPUs, summed over the sampled tokens
+    double node_copies = 0;      // distinct destination nodes, likewise
+  };
+  std::vector<Sample> samples;  // one per distinct sample
+};
+std::string routed_traffic_key(const MoeSamplingSpec& spec);
+RoutedTraffic route_samples(const MoeSamplingSpec& spec);
+
+// `routed`: route_samples of a spec with the same routed_traffic_key, or null to route here.
+MoeSample sample_moe(const MoeSamplingSpec& spec, const RoutedTraffic* routed = nullptr);
 
 }  // namespace k3::workload
