@@ -348,13 +348,10 @@ class StepRun {
     return passes_.emplace(key, it->second).first->second;
   }
 
-  // The passes of different stage classes are independent simulations, and which of them the schedule runs
-  // does not depend on what they cost: a dry run of the pipeline lists them, each class simulated for the
-  // lowest pipeline rank that runs it (so the result does not depend on the order of the calls or on the
-  // thread count). They form the batch that passes() hands out; the timed run then finds every pass in the memo.
   // Each pass class's representative: the lowest pipeline rank that runs it, with the stages and part it runs
-  // there first (parallel::ask_each_pass walks the ranks in order). The simulation times a class on its
-  // representative's program, and the lower bound reads the same program.
+  // there first (parallel::ask_each_pass walks the ranks in order), so the choice does not depend on the order
+  // of the calls or on the thread count. The simulation times a class on its representative's program, and the
+  // lower bound reads the same program.
   std::map<PassKey, std::tuple<int, int, int, workload::PassPart>> pass_representatives() {
     std::map<PassKey, std::tuple<int, int, int, workload::PassPart>> wanted;  // class -> (rank, f_stage, b_stage, part)
     const auto want = [&](int rank, int f_stage, int b_stage, workload::PassPart part) {
@@ -365,6 +362,9 @@ class StepRun {
     return wanted;
   }
 
+  // The passes of different stage classes are independent simulations, and which of them the schedule runs
+  // does not depend on what they cost: one per class, on its representative. They form the batch that
+  // passes() hands out; the timed run then finds every pass in the memo.
   void list_passes() {
     std::vector<workload::PassProgram> programs;
     for (const auto& [ck, w] : pass_representatives()) {
