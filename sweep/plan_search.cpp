@@ -203,9 +203,8 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   const double start_s = core::wall_clock_s();
   // Rules first, on every core: each candidate parsed as `run --set` would and checked without simulating;
   // each survivor's step-time lower bound from its compute and optimizer step alone
-  // (train::step_time_lower_bound), on the step
-  // the rules parsed. A bound that cannot be built stays 0: the candidate is simulated and kept with the
-  // reason the simulation gives.
+  // (train::step_time_lower_bound), on the step the rules parsed. A bound that cannot be built stays 0: the
+  // candidate is simulated and kept with the reason the simulation gives.
   auto fixes_on_analytical = o.fixes;
   fixes_on_analytical.push_back({"network", "analytical"});
   const SpreadWork spread = o.spread ? o.spread : spread_on_threads(o.threads);
@@ -242,7 +241,7 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
       if (count.candidates++ == 0) {
         count.example = fmt::format(
             "{}: its passes' compute and its optimizer step alone take {:.3f} s a step, more than the goal's {:.3f} s",
-                                    settings_text(points[survivors[k]]), bound_s[k], *o.goal_step_time_s);
+            settings_text(points[survivors[k]]), bound_s[k], *o.goal_step_time_s);
       }
       continue;
     }

@@ -81,20 +81,24 @@ struct GroupLayout {
   routing::MoeRoutingShape shape;
 };
 
+// Node position of each group member, numbered by first appearance.
+std::vector<int> node_positions(const MoeSamplingSpec& spec) {
+  std::vector<int> node_pos(spec.group.size());
+  std::map<parallel::GpuIndex, int> seen;
+  for (std::size_t g = 0; g < spec.group.size(); ++g) {
+    const parallel::GpuIndex node = spec.group[g] / static_cast<parallel::GpuIndex>(spec.gpus_per_node);
+    node_pos[g] = seen.emplace(node, static_cast<int>(seen.size())).first->second;
+  }
+  return node_pos;
+}
+
 GroupLayout group_layout(const MoeSamplingSpec& spec) {
   const int ep = static_cast<int>(spec.group.size());
   GroupLayout out;
   out.ep = ep;
-  // Node position of each group member, numbered by first appearance.
-  auto& node_pos = out.node_pos;
-  node_pos.resize(static_cast<std::size_t>(ep));
-  std::map<parallel::GpuIndex, int> seen;
-  for (int g = 0; g < ep; ++g) {
-    const parallel::GpuIndex node = spec.group[static_cast<std::size_t>(g)] / static_cast<parallel::GpuIndex>(spec.gpus_per_node);
-    auto [it, fresh] = seen.emplace(node, static_cast<int>(seen.size()));
-    node_pos[static_cast<std::size_t>(g)] = it->second;
-  }
-  out.nodes = static_cast<int>(seen.size());
+  out.node_pos = node_positions(spec);
+  const auto& node_pos = out.node_pos;
+  out.nodes = node_pos.empty() ? 0 : *std::max_element(node_pos.begin(), node_pos.end()) + 1;
   const int gpn = ep / out.nodes;
   out.placement_spec = {routing::PlacementKind::contiguous, ep, gpn, 0};
   routing::validate(out.placement_spec, spec.experts, "parallel.ep");
@@ -205,10 +209,9 @@ balancing::BalancerState read_balancer_state(const ExpertLoadSpec& load, const m
 
 std::string routed_traffic_key(const MoeSamplingSpec& m) {
   // The group enters by its members' nodes, the only thing about it the routing reads.
-  const auto group = group_layout(m);
   std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", m.model_name, m.experts, m.top_k, m.width, m.node_limit,
                                 m.copy_per_expert, m.balanced, m.sample_tokens, m.distinct_samples, m.seed);
-  for (const int node : group.node_pos) key += fmt::format("{},", node);
+  for (const int node : node_positions(m)) key += fmt::format("{},", node);
   return key;
 }
 
