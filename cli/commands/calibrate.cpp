@@ -1,6 +1,8 @@
 // `k3sim calibrate --backend cuda|cpu [--ops a,b] [--quick] --out profile.json`: run the probes and K3's
 // operators on the chosen backend (each validated against its CPU reference before timing) and write a
-// calibration profile the cost model reads.
+// calibration profile the cost model reads. `k3sim calibrate --merge a.json b.json --out profile.json` joins
+// profiles of one device calibrated op by op into one. `k3sim calibrate --import-kernel-tables DIR --gpu NAME --out
+// tables.json` imports measured kernel tables (AIConfigurator's database) for one GPU.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -11,6 +13,8 @@
 
 #include "kernels/harness/backend.hpp"
 #include "kernels/harness/calibrate.hpp"
+#include "kernels/harness/table_listing.hpp"
+#include "sim/cost/kernel_table_import.hpp"
 #include "core/error.hpp"
 
 namespace k3::cli {
@@ -19,6 +23,9 @@ namespace {
 
 struct CalibrateOptions {
   std::string backend;
+  std::vector<std::string> merge;
+  std::string import_dir;
+  std::string gpu;
   std::vector<std::string> ops;
   bool quick = false;
   std::string out;
@@ -34,9 +41,25 @@ std::string utc_now() {
   return buf;
 }
 
+void run_import(const CalibrateOptions& o) {
+  if (o.gpu.empty()) throw core::InputError({"--gpu", "", 0}, "--import-kernel-tables needs --gpu", "a GPU type, e.g. H200-SXM");
+  const auto tables = cost::import_aiconfigurator(o.import_dir, o.gpu);
+  tables.save(o.out);
+  fmt::print("{}", kernels::format_kernel_tables(tables, o.out, false));
+}
+
 void run_calibrate(const CalibrateOptions& o) {
-  auto backend = o.backend == "cuda" ? kernels::make_cuda_backend() : kernels::make_cpu_backend();
-  const auto profile = kernels::calibrate(*backend, o.ops, o.quick, utc_now());
+  const int modes = !o.backend.empty() + !o.merge.empty() + !o.import_dir.empty();
+  if (modes != 1) {
+    throw core::InputError({"--backend", "", 0}, "give one of --backend, --merge and --import-kernel-tables",
+                           "--backend cuda|cpu, --merge FILE..., or --import-kernel-tables DIR --gpu NAME");
+  }
+  if (!o.import_dir.empty()) return run_import(o);
+  const auto profile = [&] {
+    if (!o.merge.empty()) return kernels::merge_profiles(o.merge);
+    auto backend = o.backend == "cuda" ? kernels::make_cuda_backend() : kernels::make_cpu_backend();
+    return kernels::calibrate(*backend, o.ops, o.quick, utc_now());
+  }();
   profile.save(o.out);
   if (o.json) {
     fmt::print("{}\n", profile.to_json().dump(2));
@@ -61,8 +84,12 @@ void attach_calibrate(CLI::App& command, int& exit_status) {
   auto opts = std::make_shared<CalibrateOptions>();
   auto* sub = &command;
   sub->add_option("--backend", opts->backend, "cuda (the GPU kernels) or cpu (the CPU references)")
-      ->required()
       ->check(CLI::IsMember({"cuda", "cpu"}));
+  sub->add_option("--merge", opts->merge, "profiles of one device to join into --out (instead of measuring)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--import-kernel-tables", opts->import_dir,
+                  "a measured kernel database (shared/calibration/aiconfigurator) to import for --gpu into --out");
+  sub->add_option("--gpu", opts->gpu, "with --import-kernel-tables: the GPU type (H200-SXM, or the database's h200_sxm)");
   sub->add_option("--ops", opts->ops, "operators to measure (default all; probes always run)")->delimiter(',');
   sub->add_flag("--quick", opts->quick, "a small shape sweep and fewer repetitions");
   sub->add_option("--out", opts->out, "profile JSON to write")->required();

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -14,6 +15,7 @@
 #include "core/registry.hpp"
 #include "model/model_spec.hpp"
 #include "model/recompute.hpp"
+#include "sim/cost/kernel_table_import.hpp"
 #include "sim/net/collectives/collective_spec.hpp"
 #include "sim/net/network_registry.hpp"
 #include "sim/parallel/schedule_registry.hpp"
@@ -45,9 +47,12 @@ std::vector<Listed> gpus() {
                                             : std::string("no FP8, ");
     if (g.mxfp8_flops_per_s > 0) fp8 += fmt::format("MXFP8 {:.0f} TFLOP/s, ", g.mxfp8_flops_per_s / 1e12);
     if (g.nvfp4_flops_per_s > 0) fp8 += fmt::format("NVFP4 {:.0f} TFLOP/s, ", g.nvfp4_flops_per_s / 1e12);
-    out.push_back({name, fmt::format("BF16 {:.0f} TFLOP/s, {}{:.0f} GB HBM at {:.2f} TB/s, {} SMs ({})",
+    const std::string tables = cost::shipped_kernel_tables(name);
+    const std::string measured =
+        tables.empty() ? "" : "; kernels measured: " + std::filesystem::path(tables).filename().string() + " (k3sim profile show)";
+    out.push_back({name, fmt::format("BF16 {:.0f} TFLOP/s, {}{:.0f} GB HBM at {:.2f} TB/s, {} SMs ({}){}",
                                      g.bf16_flops_per_s / 1e12, fp8, g.hbm_bytes / 1e9, g.hbm_bytes_per_s / 1e12,
-                                     g.sms, g.source)});
+                                     g.sms, g.source, measured)});
   }
   return out;
 }

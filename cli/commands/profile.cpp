@@ -1,4 +1,5 @@
 // `k3sim profile diff a.json b.json [--json]`: what changed between two calibration profiles.
+// `k3sim profile show TABLES.json`: the measured kernel tables of one GPU, each with its source and shape ranges.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -6,6 +7,8 @@
 #include <string>
 
 #include "kernels/harness/profile_diff.hpp"
+#include "kernels/harness/table_listing.hpp"
+#include "sim/cost/kernel_tables.hpp"
 #include "sim/cost/calibration_profile.hpp"
 
 namespace k3::cli {
@@ -31,6 +34,13 @@ void attach_profile(CLI::App& command, int& exit_status) {
     const auto b = cost::CalibrationProfile::load(opts->b);
     const auto d = kernels::diff_profiles(a, b);
     fmt::print("{}", opts->json ? d.dump(2) + "\n" : kernels::format_profile_diff(d));
+    exit_status = 0;
+  });
+  auto show_path = std::make_shared<std::string>();
+  auto* show = sub->add_subcommand("show", "List a kernel table file's tables with their sources and shape ranges");
+  show->add_option("tables", *show_path, "kernel table JSON (kernels/profiles/aiconfigurator/<gpu>.json)")->required();
+  show->callback([show_path, &exit_status] {
+    fmt::print("{}", kernels::format_kernel_tables(cost::KernelTables::load(*show_path), *show_path, true));
     exit_status = 0;
   });
 }

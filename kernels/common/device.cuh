@@ -57,6 +57,13 @@ inline __nv_bfloat16* as_bf16(std::uint16_t* p) { return reinterpret_cast<__nv_b
 // Converts a device BF16 array to host floats.
 std::vector<float> download_bf16_as_float(const DeviceBuffer<std::uint16_t>& buf);
 
+// Fills a device array with values uniform in [lo, hi) from a counter-based hash of (seed, index). Timing
+// inputs of gigabytes (KDA at 128K tokens, the lm_head weight) are made on the device in milliseconds instead
+// of on one host core in seconds; validation inputs stay the host's random_float / random_bf16.
+void launch_fill_uniform(float* out, std::size_t n, std::uint64_t seed, float lo, float hi, cudaStream_t stream);
+void launch_fill_uniform(__nv_bfloat16* out, std::size_t n, std::uint64_t seed, float lo, float hi,
+                         cudaStream_t stream);
+
 inline unsigned blocks_for(std::size_t n, unsigned threads) {
   const std::size_t b = (n + threads - 1) / threads;
   return static_cast<unsigned>(b < 65535u * 16u ? (b == 0 ? 1 : b) : 65535u * 16u);

@@ -31,6 +31,52 @@ json to_json(const OpRun& run) {
           {"validation", run.validation}};
 }
 
+OpRun op_run_from_json(const json& j) {
+  OpRun r;
+  r.op = j.at("op").get<std::string>();
+  r.op_class = j.at("op_class").get<std::string>();
+  r.peak = j.at("peak").get<std::string>();
+  r.unit = j.at("work_unit").get<std::string>() == cost::to_string(cost::WorkUnit::kFlops) ? cost::WorkUnit::kFlops
+                                                                                            : cost::WorkUnit::kBytes;
+  r.shape = j.at("shape");
+  r.flops = j.at("flops").get<double>();
+  r.bytes = j.at("bytes").get<double>();
+  r.timing.median_s = j.at("median_s").get<double>();
+  r.timing.p10_s = j.at("p10_s").get<double>();
+  r.timing.p90_s = j.at("p90_s").get<double>();
+  r.timing.samples_s = j.at("samples_s").get<std::vector<double>>();
+  r.validation = j.at("validation").get<std::string>();
+  return r;
+}
+
+cost::CalibrationProfile merge_profiles(const std::vector<std::string>& paths) {
+  K3SIM_ASSERT(!paths.empty(), "merge_profiles: no profile given");
+  std::vector<OpRun> runs;
+  cost::DeviceIdentity device;
+  std::string created;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const auto part = cost::CalibrationProfile::load(paths[i]);
+    if (i == 0) {
+      device = part.device();
+      created = part.created_utc();
+    } else if (part.device().name != device.name || part.device().backend != device.backend) {
+      throw core::InputError({paths[i], "device.name", 0},
+                             fmt::format("measured on {} ({}), not on {} ({}) like {}", part.device().name,
+                                         part.device().backend, device.name, device.backend, paths[0]),
+                             "profiles of one device");
+    }
+    for (const auto& m : part.measurements()) {
+      try {
+        runs.push_back(op_run_from_json(m));
+      } catch (const json::exception& e) {
+        throw core::InputError({paths[i], "measurements", 0}, std::string("a run is malformed: ") + e.what(),
+                               "runs as k3sim calibrate writes them");
+      }
+    }
+  }
+  return build_profile(device, runs, created);
+}
+
 cost::CalibrationProfile build_profile(const cost::DeviceIdentity& device, const std::vector<OpRun>& runs,
                                        const std::string& created_utc) {
   cost::CalibrationProfile p;

@@ -22,5 +22,12 @@ cost::CalibrationProfile build_profile(const cost::DeviceIdentity& device, const
                                        const std::string& created_utc);
 
 nlohmann::json to_json(const OpRun& run);
+OpRun op_run_from_json(const nlohmann::json& j);  // the inverse of to_json (its derived rates are dropped)
+
+// One profile from several calibrations of the same device (a GPU session that calibrates op by op, so
+// that an op that fails or runs out of time costs only itself): every run of every part, the peaks and
+// curves rebuilt from them, the first part's device and date. core::InputError naming the file when the
+// parts were measured on different devices or backends.
+cost::CalibrationProfile merge_profiles(const std::vector<std::string>& paths);
 
 }  // namespace k3::kernels

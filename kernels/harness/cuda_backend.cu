@@ -1,7 +1,11 @@
 // The cuda backend: validates each kernel against its CPU reference at an awkward size, then times it over
 // a shape sweep with CUDA events after warm-up, flushing L2 before every repetition.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
+#include <optional>
+#include <type_traits>
 
 #include "kernels/common/k3_shapes.hpp"
 #include "kernels/common/test_data.hpp"
@@ -39,16 +43,40 @@ void require(const Comparison& c, const std::string& what) {
   if (!c.ok()) throw core::InternalError("kernel " + what + " disagrees with its CPU reference: " + c.summary());
 }
 
+// Timing inputs, filled on the device (launch_fill_uniform): the largest are gigabytes.
 template <class T>
 DeviceBuffer<T> device_random(std::size_t n, std::uint64_t seed, double lo, double hi) {
-  auto host = random_float(n, seed, lo, hi);
+  DeviceBuffer<T> b(n);
   if constexpr (std::is_same_v<T, float>) {
-    return DeviceBuffer<float>(std::span<const float>(host));
+    launch_fill_uniform(b.get(), n, seed, static_cast<float>(lo), static_cast<float>(hi), nullptr);
   } else {
-    auto b = to_bf16(std::span<const float>(host));
-    return DeviceBuffer<Bf16>(std::span<const Bf16>(b));
+    launch_fill_uniform(as_bf16(b.get()), n, seed, static_cast<float>(lo), static_cast<float>(hi), nullptr);
   }
+  return b;
 }
+
+// K3's projections as GEMM (n, k), C[m, n] = A[m, k] B[n, k]^T (DESIGN.md "Weights per layer"; p = 96 x 128).
+struct Projection {
+  const char* name;
+  std::size_t n, k;
+};
+constexpr std::size_t kHeadsTimes128 = 96 * 128;
+constexpr Projection kProjections[] = {
+    {"mla.q_a", 1536, kHidden},
+    {"mla.q_b", 96 * kMlaQkDim, 1536},
+    {"mla.kv_a", kMlaLatentKeyDim, kHidden},
+    {"mla.kv_b", 96 * (128 + kMlaVDim), 512},
+    {"kda.qkv_g (each)", kHeadsTimes128, kHidden},
+    {"o_proj", kHidden, kHeadsTimes128},
+    {"kda.f_a", 128, kHidden},
+    {"kda.f_b", kHeadsTimes128, 128},
+    {"moe.router", kRoutedExperts, kHidden},
+    {"moe.latent_down", kLatent, kHidden},
+    {"moe.latent_up", kHidden, kLatent},
+    {"shared.gate_up", 2 * 2 * kExpertFfn, kHidden},
+    {"shared.down", kHidden, 2 * kExpertFfn},
+    {"lm_head", 163840, kHidden},
+};
 
 class CudaBackend final : public Backend {
  public:
@@ -112,9 +140,17 @@ class CudaBackend final : public Backend {
   void timed(const std::string& op, std::string cls, std::string peak, WorkUnit unit, json shape, double flops,
              double bytes, std::string validation, const std::function<void()>& launch) {
     const int reps = quick_ ? 5 : 20;
-    auto samples = time_with_events(launch, l2_, 3, reps, stream_);
-    runs_.push_back({op, std::move(cls), std::move(peak), unit, std::move(shape), flops, bytes,
-                     summarize(std::move(samples)), std::move(validation)});
+    try {
+      auto samples = time_with_events(launch, l2_, 3, reps, stream_);
+      runs_.push_back({op, std::move(cls), std::move(peak), unit, std::move(shape), flops, bytes,
+                       summarize(std::move(samples)), std::move(validation)});
+    } catch (const core::InternalError& e) {
+      // A library call that refuses one shape (cuBLASLt's FP8 heuristics, say) costs that shape, not the op's
+      // whole sweep; the shape is named on stderr and absent from the profile. A sticky CUDA error fails
+      // every later call, so the next shape's error ends the op as before.
+      fmt::print(stderr, "calibrate: {} {} not timed: {}\n", op, shape.dump(), e.what());
+      (void)cudaGetLastError();
+    }
   }
 
   void hbm_copy() {
@@ -254,25 +290,39 @@ class CudaBackend final : public Backend {
 
   void gemm() {
     validate_gemm("bf16");
-    const bool fp8 = device_supports_fp8();
-    if (fp8) validate_gemm("fp8");
-    // Projection shapes (DESIGN.md weights): q_a [1536, 7168] and o_proj [7168, 12288].
-    for (auto [n, k] : {std::pair<std::size_t, std::size_t>{1536, kHidden}, {kHidden, 12288}}) {
+    bool fp8 = device_supports_fp8();
+    if (fp8) {
+      try {
+        validate_gemm("fp8");
+      } catch (const core::InternalError& e) {  // BF16 is still worth timing; FP8 is left out, loudly
+        fmt::print(stderr, "calibrate: FP8 GEMMs not timed: {}\n", e.what());
+        fp8 = false;
+      }
+    }
+    for (const Projection& proj : kProjections) {
+      const std::size_t n = proj.n, k = proj.k;
       auto b = device_random<Bf16>(n * k, 29, -1, 1);
+      std::optional<DeviceBuffer<__nv_fp8_e4m3>> b8;
+      if (fp8) {
+        b8.emplace(n * k);
+        auto bf = device_random<float>(n * k, 31, -1, 1);
+        launch_to_fp8(bf.get(), b8->get(), n * k, stream_);
+      }
       for (std::size_t m : token_sweep()) {
         auto a = device_random<Bf16>(m * k, 30, -1, 1);
         DeviceBuffer<Bf16> c(m * n);
-        timed("gemm", "gemm_bf16", "gemm_bf16", WorkUnit::kFlops, {{"m", m}, {"n", n}, {"k", k}, {"dtype", "bf16"}},
-              gemm_flops(m, n, k), 2.0 * static_cast<double>(m * k + n * k + m * n), "cuBLAS vs exact reference at m=7",
+        timed("gemm", "gemm_bf16", "gemm_bf16", WorkUnit::kFlops,
+              {{"m", m}, {"n", n}, {"k", k}, {"dtype", "bf16"}, {"projection", proj.name}}, gemm_flops(m, n, k),
+              2.0 * static_cast<double>(m * k + n * k + m * n), "cuBLAS vs exact reference at m=7",
               [&] { blas_.gemm_bf16(as_bf16(a.get()), as_bf16(b.get()), as_bf16(c.get()), m, n, k); });
         if (fp8) {
-          DeviceBuffer<__nv_fp8_e4m3> a8(m * k), b8(n * k);
-          auto af = device_random<float>(std::max(m, n) * k, 31, -1, 1);
+          DeviceBuffer<__nv_fp8_e4m3> a8(m * k);
+          auto af = device_random<float>(m * k, 32, -1, 1);
           launch_to_fp8(af.get(), a8.get(), m * k, stream_);
-          launch_to_fp8(af.get(), b8.get(), n * k, stream_);
-          timed("gemm", "gemm_fp8", "gemm_fp8", WorkUnit::kFlops, {{"m", m}, {"n", n}, {"k", k}, {"dtype", "fp8"}},
-                gemm_flops(m, n, k), static_cast<double>(m * k + n * k + 2 * m * n), "cuBLASLt vs exact reference at m=7",
-                [&] { blas_.gemm_fp8(a8.get(), b8.get(), as_bf16(c.get()), m, n, k); });
+          timed("gemm", "gemm_fp8", "gemm_fp8", WorkUnit::kFlops,
+                {{"m", m}, {"n", n}, {"k", k}, {"dtype", "fp8"}, {"projection", proj.name}}, gemm_flops(m, n, k),
+                static_cast<double>(m * k + n * k + 2 * m * n), "cuBLASLt vs exact reference at m=7",
+                [&] { blas_.gemm_fp8(a8.get(), b8->get(), as_bf16(c.get()), m, n, k); });
         }
       }
     }
@@ -292,7 +342,7 @@ class CudaBackend final : public Backend {
       const std::size_t n = kExpertFfn;
       auto b = device_random<Bf16>(experts * n * k, 34, -1, 1);
       for (std::size_t per : quick_ ? std::vector<std::size_t>{16, 256, 1024, 2048}
-                                    : std::vector<std::size_t>{1, 8, 32, 128, 256, 512, 1024, 2048, 4096}) {
+                                    : std::vector<std::size_t>{1, 8, 32, 64, 128, 256, 512, 1024, 2048, 4096}) {
         auto a = device_random<Bf16>(experts * per * k, 35, -1, 1);
         DeviceBuffer<Bf16> c(experts * per * n);
         GroupedGemmPlan plan(as_bf16(a.get()), as_bf16(b.get()), as_bf16(c.get()),
@@ -317,7 +367,7 @@ class CudaBackend final : public Backend {
       require(compare(gpu::mla_prefill(q, k, v, gate, t, h, kMlaQkDim, kMlaVDim), want, kAttentionBf16Tolerance), "mla_prefill");
     }
     const std::size_t heads = 96;
-    for (std::size_t t : quick_ ? std::vector<std::size_t>{64, 1024} : std::vector<std::size_t>{64, 256, 1024, 4096}) {
+    for (std::size_t t : quick_ ? std::vector<std::size_t>{64, 1024} : std::vector<std::size_t>{64, 256, 1024, 4096, 16384}) {
       auto q = device_random<Bf16>(t * heads * kMlaQkDim, 39, -1, 1), k = device_random<Bf16>(t * heads * kMlaQkDim, 40, -1, 1);
       auto v = device_random<Bf16>(t * heads * kMlaVDim, 41, -1, 1), gate = device_random<Bf16>(t * heads * kMlaVDim, 59, -4, 4);
       DeviceBuffer<float> o(t * heads * kMlaVDim);
@@ -366,7 +416,7 @@ class CudaBackend final : public Backend {
       require(compare(gpu_state, ref_state, tol), "kda state");
     }
     const std::size_t heads = 96;
-    for (std::size_t t : decode ? std::vector<std::size_t>{1} : (quick_ ? std::vector<std::size_t>{64, 1024} : std::vector<std::size_t>{64, 256, 1024, 4096})) {
+    for (std::size_t t : decode ? std::vector<std::size_t>{1} : (quick_ ? std::vector<std::size_t>{64, 1024} : std::vector<std::size_t>{64, 256, 1024, 4096, 16384, 32768, 131072})) {
       auto a = device_random<float>(t * heads * d, 55, 0.9, 1.0), beta = device_random<float>(t * heads, 56, 0, 1);
       auto state = device_random<float>(heads * d * d, 57, -1, 1);
       DeviceBuffer<float> o(t * heads * d);

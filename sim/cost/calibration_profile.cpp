@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/json_file.hpp"
+#include "core/json_reader.hpp"
 #include "core/text_file.hpp"
 
 namespace k3::cost {
@@ -20,54 +21,7 @@ std::string_view to_string(WorkUnit u) { return u == WorkUnit::kFlops ? "flops" 
 
 namespace {
 
-// Reads typed values out of a JSON object and names the dotted key in every error.
-class Reader {
- public:
-  Reader(const std::string& file, const json& j, std::string path) : file_(file), j_(j), path_(std::move(path)) {}
-
-  std::string key(std::string_view k) const { return path_.empty() ? std::string(k) : path_ + "." + std::string(k); }
-  [[noreturn]] void fail(std::string_view k, const std::string& problem, const std::string& allowed = {}) const {
-    throw InputError({file_, key(k), 0}, problem, allowed);
-  }
-  const json& at(std::string_view k) const {
-    if (!j_.is_object()) throw InputError({file_, path_, 0}, "expected a JSON object");
-    auto it = j_.find(std::string(k));
-    if (it == j_.end()) fail(k, "missing key");
-    return *it;
-  }
-  bool has(std::string_view k) const { return j_.is_object() && j_.contains(std::string(k)); }
-  std::string str(std::string_view k) const {
-    const json& v = at(k);
-    if (!v.is_string()) fail(k, "expected a string");
-    return v.get<std::string>();
-  }
-  double number(std::string_view k) const {
-    const json& v = at(k);
-    if (!v.is_number() || !std::isfinite(v.get<double>())) fail(k, "expected a finite number");
-    return v.get<double>();
-  }
-  double positive(std::string_view k) const {
-    const double v = number(k);
-    if (v <= 0) fail(k, fmt::format("must be > 0, got {}", v));
-    return v;
-  }
-  double non_negative(std::string_view k) const {
-    const double v = number(k);
-    if (v < 0) fail(k, fmt::format("must be >= 0, got {}", v));
-    return v;
-  }
-  Reader child(std::string_view k) const {
-    const json& v = at(k);
-    if (!v.is_object()) fail(k, "expected a JSON object");
-    return Reader(file_, v, key(k));
-  }
-  const json& raw() const { return j_; }
-
- private:
-  const std::string& file_;
-  const json& j_;
-  std::string path_;
-};
+using Reader = core::JsonReader;
 
 DeviceIdentity read_device(const Reader& r) {
   DeviceIdentity d;

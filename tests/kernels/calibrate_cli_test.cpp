@@ -36,3 +36,28 @@ TEST(CalibrateCli, BadInputExitsWithStatus2) {
   EXPECT_EQ(missing.exit_status, 2);
   EXPECT_NE(missing.err.find("/nonexistent/a.json"), std::string::npos);
 }
+
+// Two calibrations of one machine, op by op, merged: the merged profile holds every run of both parts
+// (each part also ran the two probes: hbm_copy at 2 sizes and gemm_peak at 1 in --quick, so 3 probe runs a
+// part) and the curves of both ops, and its curves equal those of the parts where only one part has the op.
+TEST(CalibrateCli, MergeJoinsPartsOfOneDevice) {
+  const std::string dir = K3SIM_BINARY_DIR;
+  const std::string a = dir + "/merge_a.json", b = dir + "/merge_b.json", m = dir + "/merge_ab.json";
+  ASSERT_EQ(run_k3sim("calibrate --backend cpu --quick --ops situ_glu --out '" + a + "'").exit_status, 0);
+  ASSERT_EQ(run_k3sim("calibrate --backend cpu --quick --ops permute --out '" + b + "'").exit_status, 0);
+  const auto r = run_k3sim("calibrate --merge '" + a + "' '" + b + "' --out '" + m + "'");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto pa = k3::cost::CalibrationProfile::load(a), pb = k3::cost::CalibrationProfile::load(b);
+  const auto pm = k3::cost::CalibrationProfile::load(m);
+  EXPECT_EQ(pm.measurements().size(), pa.measurements().size() + pb.measurements().size());
+  EXPECT_TRUE(pm.has("elementwise"));
+  EXPECT_TRUE(pm.has("permute"));
+  EXPECT_EQ(pm.device().name, pa.device().name);
+  // The HBM peak is the rate of the largest copy over both parts; both ran the same sizes, so it is one of the
+  // two parts' peaks.
+  EXPECT_TRUE(pm.hbm_bytes_per_s() == pa.hbm_bytes_per_s() || pm.hbm_bytes_per_s() == pb.hbm_bytes_per_s());
+
+  EXPECT_EQ(run_k3sim("calibrate --out '" + m + "'").exit_status, 2);  // neither --backend nor --merge
+  EXPECT_EQ(run_k3sim("calibrate --backend cpu --merge '" + a + "' --out '" + m + "'").exit_status, 2);
+  for (const auto& f : {a, b, m}) std::remove(f.c_str());
+}
