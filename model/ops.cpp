@@ -201,7 +201,7 @@ class Builder {
     o.recompute_modules = kRecomputeCoreAttn;
     const double pairs = mb_.sequences * attention_pairs(mb_.seq, mb_.causal, l.window, l.attention_chunk);
     o.fwd_flops = 2.0 * heads * (qk + v) * pairs;
-    o.dgrad_flops = 2 * o.fwd_flops;
+    o.dgrad_flops = kAttentionBackwardOverForwardFlops * o.fwd_flops;
     const double kv_elems = T_ * kv_heads * (qk + v);
     o.read_bytes = (T_ * heads * qk + kv_elems) * a_;
     o.write_bytes = T_ * heads * v * a_;

@@ -6,7 +6,10 @@
 // Conventions (documented once here, relied on by totals, memory and the step simulator):
 // - A multiply-add is 2 FLOPs. GEMM [m x k] * [k x n]: fwd 2mnk, dgrad 2mnk, wgrad 2mnk.
 // - Attention core counts QK^T and PV: fwd 2 * heads * (qk_dim + v_dim) * pairs, pairs = seq^2 / 2 per sequence
-//   when causal (half the score matrix, DeepSeek's convention), seq^2 when not. Backward = 2 x fwd, all dgrad.
+//   when causal (half the score matrix, DeepSeek's convention), seq^2 when not. Backward = 2.5 x fwd, all dgrad:
+//   the work a flash-attention backward does (five matmuls to the forward's two, recomputing the scores;
+//   FlashAttention's benchmark convention, in which its measured backward rates are stated). Model FLOPs for MFU
+//   keep the published convention, backward = 2 x forward (training_model_flops()).
 //   A sliding window W < seq: each query sees min(position, W) keys, pairs = seq W - W^2 / 2 (causal; the
 //   same continuous convention, equal to seq^2 / 2 at W = seq), seq W non-causal. Chunks of C tokens: each
 //   chunk is causal on its own, pairs = sum over chunks of len^2 / 2 (len^2 non-causal).
@@ -25,6 +28,9 @@
 #include "core/units.hpp"
 
 namespace k3::model {
+
+// Attention backward FLOPs over forward FLOPs (the conventions above: flash attention's five matmuls to two).
+inline constexpr double kAttentionBackwardOverForwardFlops = 2.5;
 
 enum class OpKind {
   DenseGemm,      // m = tokens, n = output features, k = input features
@@ -91,6 +97,11 @@ struct Op {
   core::Bytes saved_qkv_bytes = 0;              // attention core: of saved_bytes, q, k and v (see recompute.hpp)
   core::Bytes comm_bytes = 0;                   // Communication ops: bytes per micro-batch leaving ranks
   core::Flops bwd_flops() const { return dgrad_flops + wgrad_flops; }
+  // Forward and backward FLOPs as model-FLOP (MFU) conventions count them: what the GPU does, except that attention's
+  // backward counts 2 x its forward (Megatron-LM's and PaLM's formulas) rather than the 2.5 x it executes.
+  core::Flops training_model_flops() const {
+    return kind == OpKind::AttentionCore ? 3 * fwd_flops : fwd_flops + bwd_flops();
+  }
 };
 
 // Multiplies a routed op's per-expert load by `load_factor` (1 = uniform): FLOPs, bytes and shape scale.

@@ -20,7 +20,7 @@ double block_activated_params(const OpBlock& b) {
 
 core::Flops block_training_flops(const OpBlock& b) {
   core::Flops f = 0;
-  for (const auto& op : b.ops) if (op.model_flops) f += op.fwd_flops + op.bwd_flops();
+  for (const auto& op : b.ops) if (op.model_flops) f += op.training_model_flops();
   return f;
 }
 
@@ -55,7 +55,7 @@ ModelTotals summarize(const ModelSpec& spec, double seq) {
     core::Flops routed = 0;
     for (const auto& op : b.ops) {
       if (!op.model_flops && b.role != BlockRole::Mtp) t.elementwise_flops_per_token += (op.fwd_flops + op.bwd_flops()) / T;
-      if (op.routed && op.model_flops) routed += (op.fwd_flops + op.bwd_flops()) / T;
+      if (op.routed && op.model_flops) routed += op.training_model_flops() / T;
       if (op.kind == OpKind::Embedding) t.embedding_params += op.params;
       if (op.name == "dispatch" && b.role == BlockRole::Layer) {
         const auto& c = std::get<CommShape>(op.shape);

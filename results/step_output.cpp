@@ -46,6 +46,16 @@ nlohmann::json step_to_json(const train::StepResult& r) {
   if (r.cost_per_trillion_tokens > 0) j["cost_per_trillion_tokens_usd"] = r.cost_per_trillion_tokens;
   auto& b = j["breakdown"] = nlohmann::json::array();
   for (const auto& s : r.breakdown) b.push_back({{"name", s.name}, {"category", s.category}, {"seconds", s.seconds}});
+  // Per compute category: its seconds, those priced from measured kernel latencies, and their share.
+  auto& priced = j["compute_priced_from_measurements"] = nlohmann::json::object();
+  for (const auto& s : r.breakdown) {
+    if (s.category != "compute") continue;
+    const std::string cat = s.name.substr(std::string("compute: ").size());
+    const auto it = r.measured_compute_s.find(cat);
+    const double measured = it == r.measured_compute_s.end() ? 0.0 : it->second;
+    priced[cat] = {{"seconds", s.seconds}, {"measured_s", measured}, {"measured_share", s.seconds > 0 ? measured / s.seconds : 0.0}};
+  }
+  j["measured_compute_share"] = r.measured_compute_share();
   auto& m = j["memory_per_gpu"] = nlohmann::json::array();
   for (const auto& s : r.memory) m.push_back({{"name", s.name}, {"bytes", s.bytes}});
   j["memory_bytes_per_gpu"] = train::memory_total(r.memory);
@@ -132,10 +142,17 @@ std::string step_to_text(const train::StepResult& r) {
                                        : "within 2 %, the block alone (symmetry shortcut)");
   }
   out += "\n";
-  out += "  time breakdown on the critical pipeline rank\n";
+  out += "  time breakdown on the critical pipeline rank (measured: share of the compute priced from measured kernels)\n";
   for (const auto& s : r.breakdown) {
-    out += fmt::format("    {:<44} {:>10.3f} s {:>6.1f} %\n", s.name, s.seconds, 100 * s.seconds / r.step_time_s);
+    std::string measured;
+    if (s.category == "compute" && s.seconds > 0) {
+      const auto it = r.measured_compute_s.find(s.name.substr(std::string("compute: ").size()));
+      measured = fmt::format("  measured {:>5.1f} %", 100 * (it == r.measured_compute_s.end() ? 0.0 : it->second) / s.seconds);
+    }
+    out += fmt::format("    {:<44} {:>10.3f} s {:>6.1f} %{}\n", s.name, s.seconds, 100 * s.seconds / r.step_time_s, measured);
   }
+  out += fmt::format("    {:<44} {:>12.1f} %  (kernel tables or a calibration profile; the rest by the roofline)\n",
+                     "compute priced from measured kernels", 100 * r.measured_compute_share());
   const double used = train::memory_total(r.memory);
   out += fmt::format("\n  memory per GPU (most loaded pipeline rank), HBM {}\n", core::format_bytes(r.hbm_bytes));
   for (const auto& s : r.memory) out += fmt::format("    {:<44} {:>12}\n", s.name, core::format_bytes(s.bytes));

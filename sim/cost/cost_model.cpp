@@ -55,6 +55,7 @@ OpCostModel::OpCostModel(DeviceModel device, const cost::CalibrationProfile* pro
     fp8_dense_ = fp8_curve(deepgemm_dense_rows());
     fp8_grouped_ = fp8_curve(deepgemm_grouped_rows());
   }
+  if (kernels_.measured) measured_.emplace(*kernels_.measured, kernels_.fp8 == Fp8GemmKernels::deepgemm, prov);
 }
 
 Fp8EfficiencyCurve OpCostModel::fp8_curve(const std::vector<Fp8GemmMeasurement>& rows) const {
@@ -165,9 +166,49 @@ core::Seconds OpCostModel::memory_time(core::Bytes bytes) const {
   return bytes / rate;
 }
 
-core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, GemmPart part) const {
+std::optional<MeasuredTime> OpCostModel::measured_time(const model::Op& op, core::Flops flops, GemmPart part,
+                                                       Precision p) const {
   using model::OpKind;
-  if (flops <= 0) return 0;
+  if (!measured_) return std::nullopt;
+  switch (op.kind) {
+    case OpKind::DenseGemm:
+    case OpKind::Router: {
+      const auto f = forward_of(op);
+      if (!f) return std::nullopt;
+      const auto d = dims_of(f->dims, part);
+      auto t = measured_->gemm(d.m, d.n, d.k, p);
+      // The router's top-k and sigmoid ride on its GEMM's FLOPs: the GEMM's measured rate prices them too.
+      if (t && op.kind == OpKind::Router) t->seconds *= flops / (2.0 * d.m * d.n * d.k);
+      return t;
+    }
+    case OpKind::ExpertGemm: {
+      const auto* s = std::get_if<model::ExpertGemmShape>(&op.shape);
+      return s ? measured_->grouped_gemm(*s, flops, p) : std::nullopt;
+    }
+    case OpKind::AttentionCore: {
+      const auto* a = std::get_if<model::AttentionShape>(&op.shape);
+      if (a == nullptr || kernels_.attention != AttentionKernel::flash) return std::nullopt;
+      auto t = measured_->attention_forward(*a, op.fwd_flops);
+      // Backward: FlashAttention's 2.5x forward FLOPs at the measured backward/forward time ratio.
+      if (t && part != GemmPart::fwd) t->seconds *= measured_->backward_over_forward(a->seq) * flops /
+                                  (model::kAttentionBackwardOverForwardFlops * op.fwd_flops);
+      return t;
+    }
+    case OpKind::KdaChunkScan: {
+      const auto* s = std::get_if<model::ScanShape>(&op.shape);
+      if (s == nullptr) return std::nullopt;
+      auto t = measured_->kda_forward(*s, op.fwd_flops);
+      if (t) t->seconds *= flops / op.fwd_flops;  // backward at the forward's measured FLOP rate
+      return t;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+OpCostModel::Priced OpCostModel::compute_time(const model::Op& op, core::Flops flops, GemmPart part) const {
+  using model::OpKind;
+  if (flops <= 0) return {};
   const bool backward = part != GemmPart::fwd;
   double rate = 0;
   switch (op.kind) {
@@ -176,6 +217,11 @@ core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, 
     case OpKind::ExpertGemm: {
       const bool grouped = op.kind == OpKind::ExpertGemm;
       const Precision p = op.keeps_bf16 ? Precision::bf16 : precision_;
+      if (profile_ != nullptr) {  // the user's own calibration first: the class name is built only then
+        const std::string op_class = std::string(grouped ? "grouped_gemm_" : "gemm_") + std::string(to_string(p));
+        if (const auto r = profile_rate(op_class, flops)) return {flops / *r, true, false, false};
+      }
+      if (const auto t = measured_time(op, flops, part, p)) return {t->seconds, true, t->extrapolated, true};
       double shape_eff = 1.0, k = 0;
       if (const auto f = forward_of(op)) {
         const auto d = dims_of(f->dims, part);
@@ -188,24 +234,22 @@ core::Seconds OpCostModel::compute_time(const model::Op& op, core::Flops flops, 
       // quantization like BF16 (the scales are applied by the tensor cores, so no K-dependent promotion cost).
       if (block_scaled(p)) base = block_scaled_.value;
       rate = peak_of(p) * base * shape_eff;
-      if (profile_ != nullptr) {  // the class name is built only when a profile can answer for it
-        const std::string op_class = std::string(grouped ? "grouped_gemm_" : "gemm_") + std::string(to_string(p));
-        rate = profile_rate(op_class, flops).value_or(rate);
-      }
       break;
     }
     case OpKind::AttentionCore: {
+      if (const auto t = measured_time(op, flops, part, Precision::bf16)) return {t->seconds, true, t->extrapolated, true};
       const double base = backward ? defaults_.attention_bwd.value : defaults_.attention_fwd.value;
       rate = device_.bf16_flops_per_s * base;
       break;
     }
     case OpKind::KdaChunkScan:
+      if (const auto t = measured_time(op, flops, part, Precision::bf16)) return {t->seconds, true, t->extrapolated, true};
       rate = device_.bf16_flops_per_s * defaults_.kda_scan.value;
       break;
     default:
-      return 0;  // memory-bound kinds are costed by bytes only
+      return {};  // memory-bound kinds are costed by bytes only
   }
-  return flops / rate;
+  return {flops / rate, false, false, false};
 }
 
 std::string_view OpCostModel::category(const model::Op& op) {
@@ -258,12 +302,24 @@ OpTime OpCostModel::time(const model::Op& op) const {
                          ? bytes / (device_.hbm_bytes_per_s * defaults_.gemm_fp8_hbm.value)
                          : memory_time(bytes);
   const double floor = defaults_.min_kernel_s;
-  t.fwd = std::max({compute_time(op, op.fwd_flops, GemmPart::fwd), mem, floor});
+  // A measured latency already holds the kernel's memory traffic: the roofline's byte time bounds only the rest.
+  bool measured = true, any_compute = false;
+  const auto part_time = [&](core::Flops flops, GemmPart part, double bytes_time) {
+    const Priced c = compute_time(op, flops, part);
+    if (flops > 0) {
+      any_compute = true;
+      measured = measured && c.measured;
+      t.extrapolated = t.extrapolated || c.extrapolated;
+    }
+    return std::max({c.seconds, c.holds_memory ? 0.0 : bytes_time, floor});
+  };
+  t.fwd = part_time(op.fwd_flops, GemmPart::fwd, mem);
   // Backward reads what forward read and writes gradients of the same size: twice the traffic.
   if (op.dgrad_flops > 0 || op.kind == model::OpKind::Norm || op.kind == model::OpKind::Elementwise) {
-    t.dgrad = std::max({compute_time(op, op.dgrad_flops, GemmPart::dgrad), 2 * mem, floor});
+    t.dgrad = part_time(op.dgrad_flops, GemmPart::dgrad, 2 * mem);
   }
-  if (op.wgrad_flops > 0) t.wgrad = std::max({compute_time(op, op.wgrad_flops, GemmPart::wgrad), mem, floor});
+  if (op.wgrad_flops > 0) t.wgrad = part_time(op.wgrad_flops, GemmPart::wgrad, mem);
+  t.measured = any_compute && measured;
   add_quantization(op, t);
   return t;
 }

@@ -6,6 +6,7 @@
 // source: the largest achievable GEMM rate measured per GPU generation, reduced by tile and wave
 // quantization for the op's shape (NVIDIA, "Matrix Multiplication Background User's Guide", sections 3.1
 // and 3.2), and a sustained fraction of HBM bandwidth for memory-bound ops.
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,8 @@
 #include "core/provenance.hpp"
 #include "core/units.hpp"
 #include "sim/cost/fp8_gemm_rates.hpp"
+#include "sim/cost/kernel_tables.hpp"
+#include "sim/cost/measured_kernels.hpp"
 #include "sim/cost/precision.hpp"
 
 namespace k3::cost {
@@ -78,6 +81,8 @@ struct KernelChoice {
   AttentionKernel attention = AttentionKernel::flash;
   Fp8GemmKernels fp8 = Fp8GemmKernels::deepgemm;
   Bf16GemmKernels bf16 = Bf16GemmKernels::cuda12;
+  // Kernel latencies measured on this GPU type (measured_kernels.hpp); null: every op by the roofline.
+  std::shared_ptr<const KernelTables> measured;
 };
 
 struct OpTime {
@@ -85,6 +90,10 @@ struct OpTime {
   // FP8, MXFP8 and NVFP4 GEMMs: the quantization kernels each part needs besides the GEMM itself (memory-bound,
   // see OpCostModel::add_quantization); zero for everything else.
   core::Seconds fwd_quant = 0, dgrad_quant = 0, wgrad_quant = 0;
+  // The compute parts were priced from measured kernel latencies (a table or a calibration profile), not by the
+  // roofline; `extrapolated`: some look-up lay outside its table's measured range.
+  bool measured = false;
+  bool extrapolated = false;
 };
 
 class OpCostModel {
@@ -119,8 +128,17 @@ class OpCostModel {
 
   enum class GemmPart { fwd, dgrad, wgrad };
 
+  const MeasuredKernels* measured() const { return measured_ ? &*measured_ : nullptr; }
+
  private:
-  core::Seconds compute_time(const model::Op& op, core::Flops flops, GemmPart part) const;
+  struct Priced {
+    core::Seconds seconds = 0;
+    bool measured = false;         // from a calibration profile or a kernel table
+    bool extrapolated = false;
+    bool holds_memory = false;     // a measured latency (a table's): the kernel's bytes are already in it
+  };
+  Priced compute_time(const model::Op& op, core::Flops flops, GemmPart part) const;
+  std::optional<MeasuredTime> measured_time(const model::Op& op, core::Flops flops, GemmPart part, Precision p) const;
   core::Seconds memory_time(core::Bytes bytes) const;
   OpTime unfused_attention_time(const model::Op& op) const;
   void add_quantization(const model::Op& op, OpTime& t) const;
@@ -137,6 +155,7 @@ class OpCostModel {
   SourcedFraction block_scaled_;  // MXFP8 or NVFP4 large-GEMM efficiency when the run uses one
   Fp8EfficiencyCurve fp8_dense_, fp8_grouped_;
   double profile_scale_ = 1.0;  // the profile's rates x this (its measurement spread, from the registry)
+  std::optional<MeasuredKernels> measured_;
 };
 
 }  // namespace k3::cost

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <mutex>
 #include <regex>
 #include <sstream>
 
@@ -310,6 +311,19 @@ std::string shipped_kernel_tables(const std::string& gpu) {
   if (folder.empty()) return "";
   const std::string path = std::string(K3SIM_KERNEL_TABLE_DIR) + "/" + folder + ".json";
   return core::path_exists(path) ? path : "";
+}
+
+std::shared_ptr<const KernelTables> shipped_kernel_tables_of(const std::string& gpu) {
+  const std::string path = shipped_kernel_tables(gpu == "H800-SXM" ? "H100-SXM" : gpu);
+  if (path.empty()) return nullptr;
+  // A memo of immutable files: a plan or a band resolves its scenario thousands of times, and one parse of a table
+  // file costs tens of milliseconds.
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const KernelTables>> loaded;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = loaded[path];
+  if (!slot) slot = std::make_shared<const KernelTables>(KernelTables::load(path));
+  return slot;
 }
 
 KernelTables import_aiconfigurator(const std::string& dir, const std::string& gpu) {

@@ -18,6 +18,7 @@
 // - quantize: the FP8 scale kernels over m and k.
 // Rows with a latency of 0 are the collector's unmeasured configurations: dropped and counted. A missing column,
 // a cell that is not a number, or a negative latency is a core::InputError naming the file, line and column.
+#include <memory>
 #include <string>
 
 #include "sim/cost/kernel_tables.hpp"
@@ -34,5 +35,10 @@ std::string aiconfigurator_folder(const std::string& gpu);
 // The path of the shipped tables of a k3sim GPU type (kernels/profiles/aiconfigurator/<folder>.json), "" when none
 // ship for it.
 std::string shipped_kernel_tables(const std::string& gpu);
+
+// The shipped tables that price ops on a k3sim GPU type, loaded once per process and shared (they are read-only):
+// its own, or for the H800-SXM the H100-SXM's (the same 132 SMs, clocks and HBM3 at 3.35 TB/s by NVIDIA's
+// datasheets; only NVLink differs, which no kernel table measures); null when none ship.
+std::shared_ptr<const KernelTables> shipped_kernel_tables_of(const std::string& gpu);
 
 }  // namespace k3::cost

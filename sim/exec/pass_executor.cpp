@@ -18,6 +18,7 @@ class PassRun {
       : p_(p), sim_(sim), launcher_(launcher), slowdown_(slowdown), record_ops_(record_ops),
         launched_at_(p.collectives.size()),
         pc_(p.threads.size(), 0), accounts_(p.threads.size()), by_category_(p.threads.size()),
+        measured_by_category_(p.threads.size()),
         blocked_since_(p.threads.size()),
         stream_busy_(p.gpus.size(), false), stream_queue_(p.gpus.size()),
         issued_(p.collectives.size(), 0), done_(p.collectives.size(), false),
@@ -39,6 +40,9 @@ class PassRun {
     out.events = sim_.run();
     for (std::size_t t = 0; t < accounts_.size(); ++t) {
       for (const auto& [category, time] : by_category_[t]) accounts_[t].compute_by_category[std::string(category)] += time;
+      for (const auto& [category, time] : measured_by_category_[t]) {
+        accounts_[t].measured_by_category[std::string(category)] += time;
+      }
     }
     out.threads = std::move(accounts_);
     for (auto& op : ops_) {
@@ -158,6 +162,7 @@ class PassRun {
     const auto duration = scaled_compute(step, slowdown_);
     accounts_[ti].compute += duration;
     add_compute(by_category_[ti], step.category, duration);
+    if (step.measured) add_compute(measured_by_category_[ti], step.category, duration);
     if (record_ops_) {
       ops_.push_back({static_cast<int>(gpu), t, start, start + duration, std::string(step.category), {}, -1});
     }
@@ -187,6 +192,7 @@ class PassRun {
   std::vector<std::size_t> pc_;
   std::vector<ThreadAccount> accounts_;
   std::vector<CategoryTimes> by_category_;
+  std::vector<CategoryTimes> measured_by_category_;
   std::vector<SimTime> blocked_since_;
   std::vector<bool> stream_busy_;
   std::vector<std::deque<std::pair<int, SimTime>>> stream_queue_;

@@ -24,6 +24,7 @@ struct ThreadAccount {
   core::SimTime compute;                                     // time its compute steps ran
   core::SimTime stream_wait;                                 // waiting for the GPU's other thread
   std::map<std::string, core::SimTime> compute_by_category;
+  std::map<std::string, core::SimTime> measured_by_category;  // of compute_by_category, priced from measurements
   std::map<std::string, core::SimTime> exposed_comm;         // blocked on a collective, by kind
 };
 

@@ -219,7 +219,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   s.source = source_name;
   doc.allow_only({"name", "seed", "model", "cluster", "parallel", "batch", "precision", "communication",
                   "expert_load", "recompute", "optimizer", "network", "network_scope", "profile", "price_per_gpu_hour",
-                  "variants", "description", "attention_kernel", "fp8_gemm_kernels", "bf16_gemm_kernels"});
+                  "variants", "description", "attention_kernel", "fp8_gemm_kernels", "bf16_gemm_kernels",
+                  "kernel_tables"});
   s.name = doc.string_or("name", std::filesystem::path(source_name).stem().string());
   if (auto seed = doc.find("seed")) s.seed = static_cast<std::uint64_t>(seed->as_non_negative_int());
   s.model = resolve_relative(doc.at("model").as_string(), source_name);
@@ -302,6 +303,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
                                                         {"fabric", train::NetworkScope::fabric}});
   }
   if (auto a = doc.find("attention_kernel")) s.unfused_attention = a->as_enum({"flash", "unfused"}) == "unfused";
+  if (auto k = doc.find("kernel_tables")) s.roofline_kernels = k->as_enum({"measured", "roofline"}) == "roofline";
   if (auto k = doc.find("bf16_gemm_kernels")) {
     s.bf16_gemm_cuda11 = k->as_enum({"cuda12", "cuda11"}) == "cuda11";
     s.bf16_gemm_kernels_line = k->line();

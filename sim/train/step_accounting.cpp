@@ -29,6 +29,7 @@ PassRecord summarize_pass(const workload::PassProgram& program, const exec::Pass
       r.compute_s[cat] += time.seconds();
       compute += time;
     }
+    for (const auto& [cat, time] : outcome.threads[t].measured_by_category) r.measured_s[cat] += time.seconds();
   }
   const double exposed = r.duration > compute ? (r.duration - compute).seconds() : 0.0;
   const auto& waits = outcome.threads[crit].exposed_comm;
@@ -105,7 +106,7 @@ void add_into(std::map<std::string, double>& into, const std::map<std::string, d
 }
 
 struct PassView {
-  std::map<std::string, double> compute_s, exposed_s;
+  std::map<std::string, double> compute_s, measured_s, exposed_s;
   exec::LinkClassBytes bytes;
 };
 
@@ -117,6 +118,7 @@ PassView view_of(const AccountingInputs& in, int rank, const parallel::Pass& pas
   PassView v;
   auto take = [&](const PassRecord& r, double sign = 1) {
     add_into(v.compute_s, r.compute_s, sign);
+    add_into(v.measured_s, r.measured_s, sign);
     add_into(v.exposed_s, r.exposed_s, sign);
     for (std::size_t c = 0; c < v.bytes.bytes.size(); ++c) v.bytes.bytes[c] += sign * r.link_bytes.bytes[c];
   };
@@ -195,6 +197,7 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
   for (const auto& pt : t.per_rank[static_cast<std::size_t>(crit)]) {
     const auto v = view_of(in, crit, pt.pass);
     add_into(compute, v.compute_s);
+    add_into(r.measured_compute_s, v.measured_s);
     add_into(exposed, v.exposed_s);
   }
   const auto& crit_passes = t.per_rank[static_cast<std::size_t>(crit)];

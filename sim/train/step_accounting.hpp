@@ -22,6 +22,7 @@ namespace k3::train {
 struct PassRecord {
   core::SimTime duration;
   std::map<std::string, double> compute_s;  // on the GPU that finished last, by op category
+  std::map<std::string, double> measured_s;  // of compute_s, priced from measured kernel latencies
   std::map<std::string, double> exposed_s;  // the rest of the pass, by the collective it waited for
   exec::LinkClassBytes link_bytes;                // what the pass moved, by link class (one group)
 };

@@ -141,6 +141,17 @@ struct StepResult {
   double peak_flops_per_s_bf16 = 0;
   double peak_flops_per_s_fp8 = 0;
   std::vector<TimeShare> breakdown;      // sums to step_time_s
+  // Of the critical rank's compute by category ("compute: " + category in breakdown), the seconds priced from
+  // measured kernel latencies (kernel tables or a calibration profile); the rest is the roofline.
+  std::map<std::string, double> measured_compute_s;
+  double measured_compute_share() const {  // of all compute categories' seconds, 0..1
+    double compute = 0, measured = 0;
+    for (const auto& s : breakdown) {
+      if (s.category == "compute") compute += s.seconds;
+    }
+    for (const auto& [name, v] : measured_compute_s) measured += v;
+    return compute > 0 ? measured / compute : 0;
+  }
   std::vector<MemoryShare> memory;       // per GPU, on the most loaded rank
   double hbm_bytes = 0;
   bool fits_in_memory = true;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "sim/cost/kernel_table_import.hpp"
 #include "sim/net/network_factory.hpp"
 
 namespace k3::train {
@@ -24,6 +25,9 @@ cost::OpCostModel make_step_cost_model(const StepSpec& sc, const topo::Topology&
   kernels.attention = sc.unfused_attention ? cost::AttentionKernel::unfused : cost::AttentionKernel::flash;
   kernels.fp8 = sc.fp8_gemm_kernels;
   kernels.bf16 = sc.bf16_gemm_cuda11 ? cost::Bf16GemmKernels::cuda11 : cost::Bf16GemmKernels::cuda12;
+  // The tables were measured on a 2025-2026 software stack (CUDA 12-13 libraries): a run that states the CUDA 11 one
+  // keeps that stack's own GEMM measurement and the roofline.
+  if (!sc.roofline_kernels && !sc.bf16_gemm_cuda11) kernels.measured = cost::shipped_kernel_tables_of(topo.gpu_type().name);
   try {
     return cost::OpCostModel(device_of(topo.gpu_type()), profile, sc.precision.gemm, kernels, prov);
   } catch (const InputError& e) {

@@ -43,6 +43,7 @@ struct StepSpec {
   const net::NetworkModelEntry* network = &net::default_network_model();  // never null
   NetworkScope network_scope = NetworkScope::automatic;
   bool unfused_attention = false;  // attention_kernel: unfused (Megatron-LM 2021) instead of flash
+  bool roofline_kernels = false;   // kernel_tables: roofline (datasheet peaks x efficiencies) instead of measured
   cost::Fp8GemmKernels fp8_gemm_kernels = cost::Fp8GemmKernels::deepgemm;  // deepgemm or cutlass-3.6
   bool bf16_gemm_cuda11 = false;  // bf16_gemm_kernels: cuda12 (default) or cuda11
   int bf16_gemm_kernels_line = 0;  // its YAML line, for the error when the GPU has no CUDA 11 measurement

@@ -292,7 +292,7 @@ class StagePassBuilder {
       }
       if (quant > 0) thread(g).steps.emplace_back(ComputeStep{SimTime::from_seconds(quant), ctx_.cost->quantization_label()});
       if (s <= 0) continue;
-      thread(g).steps.emplace_back(ComputeStep{SimTime::from_seconds(s), cost::OpCostModel::category(op)});
+      thread(g).steps.emplace_back(ComputeStep{SimTime::from_seconds(s), cost::OpCostModel::category(op), t.measured});
     }
   }
 

@@ -56,6 +56,7 @@ struct ComputeStep {
   // "attention", "expert GEMM", "dense GEMM", "router", "norm & activation", ...: a literal (OpCostModel's
   // categories), not a copy per step; a pass has hundreds of thousands of steps.
   std::string_view category;
+  bool measured = false;  // priced from measured kernel latencies, not the roofline (OpTime::measured)
 };
 struct IssueStep {   // start taking part in a collective, without waiting for it
   int collective = 0;

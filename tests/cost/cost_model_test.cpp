@@ -51,7 +51,7 @@ TEST(CostModel, Fp8RateBetweenRowsIsLinearInLogK) {
 
 TEST(CostModel, OlderKernelsAreTheTableOverItsSpeedupColumn) {
   const OpCostModel deepgemm = make(kH800, k3::cost::Precision::fp8);
-  const OpCostModel cutlass = make(kH800, k3::cost::Precision::fp8, {k3::cost::AttentionKernel::flash, k3::cost::Fp8GemmKernels::cutlass_3_6});
+  const OpCostModel cutlass = make(kH800, k3::cost::Precision::fp8, {k3::cost::AttentionKernel::flash, k3::cost::Fp8GemmKernels::cutlass_3_6, {}, nullptr});
   // The K 16384 row has speedup 1.2: 1358 / 1.2 / 1979 / 0.969697 = 0.589712, below the older kernels' fastest
   // row (1304 / 1.1 / 1979 = 0.599017), so uncapped; DeepGEMM's own point is capped at 1358 / 1979.
   EXPECT_NEAR(cutlass.fp8_gemm_efficiency(16384, false), 1358.0 / 1.2 / 1979.0 / (896.0 / 924.0), 1e-12);

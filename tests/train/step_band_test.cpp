@@ -72,7 +72,9 @@ TEST(StepBand, LinkFiguresAreSlicedAndDrawsArePairedById) {
 TEST(StepBand, SmallStepBandBracketsAndRanksWithSources) {
   auto in = k3::input::load_scenario_inputs(
       std::string(K3SIM_SOURCE_DIR) + "/scenarios/deepseek-v3-h800-2048.yaml",
-      {"cluster.nodes=16", "parallel.pp=4", "parallel.ep=32", "batch.global_batch_seqs=256", "network=analytical"}, "");
+      {"cluster.nodes=16", "parallel.pp=4", "parallel.ep=32", "batch.global_batch_seqs=256", "network=analytical",
+       "kernel_tables=roofline"},  // the roofline's FP8 rate scale is the figure this test draws
+      "");
   k3::train::StepOptions opt;
   opt.trace = false;
   const auto plain = k3::train::simulate_step(in.scenario, in.model, *in.topology, nullptr, opt);
