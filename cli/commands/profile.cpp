@@ -1,5 +1,6 @@
 // `k3sim profile diff a.json b.json [--json]`: what changed between two calibration profiles.
 // `k3sim profile show TABLES.json`: the measured kernel tables of one GPU, each with its source and shape ranges.
+// `k3sim profile compare PROFILE.json TABLES.json`: a calibration run's kernels against the tables' rows.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "kernels/harness/profile_diff.hpp"
+#include "kernels/harness/table_comparison.hpp"
 #include "kernels/harness/table_listing.hpp"
 #include "sim/cost/kernel_tables.hpp"
 #include "sim/cost/calibration_profile.hpp"
@@ -34,6 +36,19 @@ void attach_profile(CLI::App& command, int& exit_status) {
     const auto b = cost::CalibrationProfile::load(opts->b);
     const auto d = kernels::diff_profiles(a, b);
     fmt::print("{}", opts->json ? d.dump(2) + "\n" : kernels::format_profile_diff(d));
+    exit_status = 0;
+  });
+  auto compare_paths = std::make_shared<std::pair<std::string, std::string>>();
+  auto* compare = sub->add_subcommand("compare", "Compare a calibration run's kernels with the measured tables' rows "
+                                                 "for the same shapes (a Markdown table)");
+  compare->add_option("profile", compare_paths->first, "calibration profile JSON (k3sim calibrate)")->required();
+  compare->add_option("tables", compare_paths->second, "kernel table JSON of the same GPU")->required();
+  compare->callback([compare_paths, &exit_status] {
+    const auto profile = cost::CalibrationProfile::load(compare_paths->first);
+    const auto tables = cost::KernelTables::load(compare_paths->second);
+    fmt::print("k3sim's kernels ({}, {}) against {} ({}):\n\n{}", profile.device().name, profile.created_utc(),
+               compare_paths->second, tables.origin,
+               kernels::format_comparison(kernels::compare_with_tables(profile, tables)));
     exit_status = 0;
   });
   auto show_path = std::make_shared<std::string>();

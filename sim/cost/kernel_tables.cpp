@@ -26,24 +26,23 @@ std::string canonical_key(std::string_view op_class, const std::map<std::string,
 }
 
 // Where `x` falls on `values`: the lower grid index and the log-space weight of the upper one. Below the range the
-// weight is 0 at the first point (the floor rule); above it the last segment's weight exceeds 1 (log-log line).
+// weight is 0 at the first point (the floor rule); above it, the last point times x / last (`scale`).
 struct Bracket {
   std::size_t lo = 0;
   double t = 0;
   bool outside = false;
+  double scale = 1;
 };
 
 Bracket bracket(const std::vector<double>& values, double x) {
   if (values.size() == 1) return {0, 0.0, x != values[0]};
   if (x <= values.front()) return {0, 0.0, x < values.front()};
-  const bool above = x > values.back();
-  auto it = std::upper_bound(values.begin(), values.end(), x);
-  std::size_t hi = above ? values.size() - 1 : static_cast<std::size_t>(it - values.begin());
-  if (hi == 0) hi = 1;
+  if (x > values.back()) return {values.size() - 1, 0.0, true, x / values.back()};
+  const auto hi = static_cast<std::size_t>(std::upper_bound(values.begin(), values.end(), x) - values.begin());
   const std::size_t lo = hi - 1;
-  if (!above && x == values[hi - 1]) return {lo, 0.0, false};
+  if (x == values[lo]) return {lo, 0.0, false};
   const double t = (std::log(x) - std::log(values[lo])) / (std::log(values[hi]) - std::log(values[lo]));
-  return {lo, t, above};
+  return {lo, t, false};
 }
 
 }  // namespace
@@ -60,17 +59,19 @@ std::optional<TableLookup> KernelTable::latency(std::span<const double> point) c
   K3SIM_ASSERT(axes.size() <= kMaxAxes, "kernel table " + label() + ": too many axes");
   Bracket b[kMaxAxes];
   bool outside = false;
+  double scale = 1;
   for (std::size_t a = 0; a < axes.size(); ++a) {
     if (!(point[a] > 0) || !std::isfinite(point[a])) return std::nullopt;
     b[a] = bracket(axes[a].values, point[a]);
     outside = outside || b[a].outside;
+    scale *= b[a].scale;
   }
   std::size_t index[kMaxAxes];
   if (std::all_of(b, b + axes.size(), [](const Bracket& x) { return x.t == 0; })) {  // on a grid point: exactly it
     for (std::size_t a = 0; a < axes.size(); ++a) index[a] = b[a].lo;
     const double v = latency_us[cell(std::span<const std::size_t>(index, axes.size()))];
     if (std::isnan(v)) return std::nullopt;
-    return TableLookup{v, outside};
+    return TableLookup{v * scale, outside};
   }
   // Multilinear in log space over the 2^d corners; a corner of zero weight need not be measured.
   double log_latency = 0;
@@ -86,7 +87,7 @@ std::optional<TableLookup> KernelTable::latency(std::span<const double> point) c
     if (std::isnan(v)) return std::nullopt;
     log_latency += w * std::log(v);
   }
-  return TableLookup{std::exp(log_latency), outside};
+  return TableLookup{std::exp(log_latency) * scale, outside};
 }
 
 std::size_t KernelTable::measured_cells() const {

@@ -10,7 +10,9 @@
 // range the rule is, and the result is flagged `extrapolated`:
 // - below the smallest measured value, that value's latency: a kernel's time floors at small sizes (launch,
 //   one wave), so less work is never priced faster than the smallest measurement;
-// - above the largest, the log-log line through the last two points, continued.
+// - above the largest, the largest value's latency times the ratio of sizes: a GPU already full at the largest
+//   measured size keeps its rate (the last segment's slope is not continued: one slow or fast top row would then
+//   be amplified, as the GEMM table's n = 65,536 row would be 7x at the 163,840-wide output head).
 // A cell of the surrounding box that was not measured makes the look-up return nothing, so that the caller
 // prices the op another way and says so; a table never invents a measurement.
 #include <nlohmann/json.hpp>

@@ -34,13 +34,26 @@ std::string main_kernel(const std::vector<const KernelTable*>& tables) {
   return best;
 }
 
-std::optional<MeasuredTime> at_rate(const KernelTable& t, std::initializer_list<double> point, double table_flops,
-                                    double op_flops) {
-  const std::vector<double> p(point);
-  const auto r = t.latency(p);
+// The op's FLOPs at the rate the table's kernel reaches at `point`, its FLOPs there by `flops_at` (the op family's
+// own count). Outside the measured range the rate is that of the nearest measured shape (each axis clamped), as the
+// table's own rule keeps it for sizes above; below the range the time never falls under the smallest shape's
+// latency (kernel_tables.hpp).
+template <class FlopsAt>
+std::optional<MeasuredTime> at_rate(const KernelTable& t, std::vector<double> point, FlopsAt flops_at, double op_flops) {
+  bool below = false, outside = false;
+  for (std::size_t a = 0; a < point.size() && a < t.axes.size(); ++a) {
+    const auto& v = t.axes[a].values;
+    const double clamped = std::clamp(point[a], v.front(), v.back());
+    below = below || point[a] < v.front();
+    outside = outside || clamped != point[a];
+    point[a] = clamped;
+  }
+  const auto r = t.latency(point);
+  const double table_flops = flops_at(point);
   if (!r || table_flops <= 0) return std::nullopt;
-  const double rate = table_flops / (r->latency_us * 1e-6);
-  return MeasuredTime{op_flops / rate, r->extrapolated};
+  const double latency_s = r->latency_us * 1e-6;
+  const double seconds = op_flops * latency_s / table_flops;
+  return MeasuredTime{below ? std::max(seconds, latency_s) : seconds, outside || r->extrapolated};
 }
 
 }  // namespace
@@ -135,7 +148,9 @@ std::optional<MeasuredTime> MeasuredKernels::grouped_gemm(const model::ExpertGem
   }
   // EP 1, balanced: every token's top-k experts are local, tokens x top-k / experts tokens each.
   const double tokens = s.tokens_per_expert * best->experts / best->topk;
-  const double table_flops = 2.0 * tokens * best->topk * 3.0 * best->hidden * best->ffn;  // up (2 x FFN) and down
+  const auto table_flops = [&](const std::vector<double>& at) {  // up (2 x FFN wide) and down
+    return 2.0 * at[0] * best->topk * 3.0 * best->hidden * best->ffn;
+  };
   return at_rate(*best->table, {tokens}, table_flops, flops);
 }
 
@@ -153,7 +168,6 @@ double MeasuredKernels::backward_over_forward(double seq) const {
 
 std::optional<MeasuredTime> MeasuredKernels::attention_forward(const model::AttentionShape& a, double fwd_flops) const {
   if (!a.causal || a.chunk > 0 || a.heads <= 0 || a.seq <= 0 || a.sequences <= 0 || fwd_flops <= 0) return std::nullopt;
-  const double pairs = a.sequences * model::attention_pairs(a.seq, true, a.window, 0);
   if (a.kind == model::AttentionKind::MLA) {
     // MLA's attention core (q/k 192, v 128 in DeepSeek-V3 and K3) at FlashAttention-3's FLOP rate for head dim 128
     // without KV-head sharing, at the op's batch and sequence: DeepSeek-V3's own training trace runs MLA on FA3
@@ -164,19 +178,20 @@ std::optional<MeasuredTime> MeasuredKernels::attention_forward(const model::Atte
     for (auto it = attention_.rbegin(); it != attention_.rend(); ++it) {
       const auto [head_dim, window, kv] = it->first;
       if (head_dim != 128 || window != 0 || kv > a.heads) continue;
-      const double table_pairs = a.sequences * model::attention_pairs(a.seq, true, 0, 0);
-      if (auto t = at_rate(*it->second, {a.sequences, a.seq, static_cast<double>(kv)}, 2.0 * kv * 256.0 * table_pairs,
-                           fwd_flops)) {
-        return t;
-      }
+      const auto table_flops = [&](const std::vector<double>& p) {  // batch, sequence, heads; causal, head dim 128
+        return 2.0 * p[2] * 256.0 * p[0] * model::attention_pairs(p[1], true, 0, 0);
+      };
+      if (auto t = at_rate(*it->second, {a.sequences, a.seq, static_cast<double>(kv)}, table_flops, fwd_flops)) return t;
     }
     return std::nullopt;
   }
   if (a.qk_dim != a.v_dim) return std::nullopt;
   const auto it = attention_.find({a.qk_dim, static_cast<int>(a.window), std::max(1, a.kv_heads)});
   if (it == attention_.end()) return std::nullopt;
-  return at_rate(*it->second, {a.sequences, a.seq, static_cast<double>(a.heads)}, 2.0 * a.heads * 2.0 * a.qk_dim * pairs,
-                 fwd_flops);
+  const auto table_flops = [&](const std::vector<double>& p) {
+    return 2.0 * p[2] * 2.0 * a.qk_dim * p[0] * model::attention_pairs(p[1], true, a.window, 0);
+  };
+  return at_rate(*it->second, {a.sequences, a.seq, static_cast<double>(a.heads)}, table_flops, fwd_flops);
 }
 
 std::optional<MeasuredTime> MeasuredKernels::kda_forward(const model::ScanShape& s, double fwd_flops) const {
@@ -184,7 +199,7 @@ std::optional<MeasuredTime> MeasuredKernels::kda_forward(const model::ScanShape&
   if (kda_ == nullptr) return std::nullopt;
   // One sequence of all the op's tokens; the table's FLOPs by the same count as the op's (model/ops.hpp).
   const double c = s.chunk > 0 ? s.chunk : 64, hd = 128;
-  const double table_flops = s.tokens * s.heads * (6 * hd * hd + 3 * c * hd + c * c);
+  const auto table_flops = [&](const std::vector<double>& p) { return p[0] * p[1] * p[2] * (6 * hd * hd + 3 * c * hd + c * c); };
   return at_rate(*kda_, {1.0, s.tokens, static_cast<double>(s.heads)}, table_flops, fwd_flops);
 }
 

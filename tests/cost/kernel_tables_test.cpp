@@ -68,12 +68,18 @@ TEST(KernelTables, OutsideTheRangeFloorsBelowAndContinuesTheLogLogLineAboveFlagg
   ASSERT_TRUE(b);
   EXPECT_DOUBLE_EQ(b->latency_us, 10);  // the smallest measured m's latency
   EXPECT_TRUE(b->extrapolated);
-  // n = 16384 is one more factor 4 above 4096: at m = 1 the line through (1024, 10) and (4096, 40) gives 160 us.
+  // n = 16384 is 4x the largest measured n: at m = 1, 40 us x 4 = 160 us (the rate at n = 4096 kept).
   const double above[] = {1, 16384};
   const auto a = t.latency(above);
   ASSERT_TRUE(a);
   EXPECT_NEAR(a->latency_us, 160, 1e-9);
   EXPECT_TRUE(a->extrapolated);
+  // m = 32 is 2x the largest m at n = 4096, where the last segment of m (4 -> 16: 80 -> 320 us) would also give 2x:
+  // 320 x 2 = 640 us; at (2, 16384), 4x n on top of the interpolated sqrt(40 x 80) = 56.57 us: 226.3 us.
+  const double above_m[] = {32, 4096};
+  EXPECT_NEAR(t.latency(above_m)->latency_us, 640, 1e-9);
+  const double above_n[] = {2, 16384};
+  EXPECT_NEAR(t.latency(above_n)->latency_us, 4 * std::sqrt(40.0 * 80), 1e-9);
   const double inside[] = {2, 2048};
   EXPECT_FALSE(t.latency(inside)->extrapolated);
 }
