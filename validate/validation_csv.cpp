@@ -2,21 +2,14 @@
 
 #include <charconv>
 #include <fstream>
-#include <sstream>
+#include <iterator>
 
+#include "core/csv_text.hpp"
 #include "core/error.hpp"
 
 namespace k3::validate {
 
 namespace {
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream ss(line);
-  std::string cell;
-  while (std::getline(ss, cell, ',')) out.push_back(cell);
-  return out;
-}
 
 // Data lines are numbered after the header so that errors can point at the file line.
 int file_line(const PublishedTable& t, std::size_t row) {
@@ -31,34 +24,18 @@ PublishedTable read_published_csv(const std::string& path) {
     throw core::InputError({path, "", 0}, "cannot read the published measurements",
                            "the shared/validation folder, or --data DIR pointing at it");
   }
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto csv = core::parse_csv_text(text, path);
   PublishedTable t;
   t.file = path;
-  std::vector<std::string> header;
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    if (line[0] == '#') {
-      t.provenance += (t.provenance.empty() ? "" : " ") + line.substr(line.find_first_not_of("# "));
-      continue;
-    }
-    if (header.empty()) {
-      header = split(line);
-      continue;
-    }
-    const auto cells = split(line);
-    if (cells.size() != header.size()) {
-      throw core::InputError({path, "", number}, "row has " + std::to_string(cells.size()) + " cells",
-                             std::to_string(header.size()) + " cells, as in the header");
-    }
+  t.provenance = csv.comments;
+  for (std::size_t r = 0; r < csv.rows.size(); ++r) {
     std::map<std::string, std::string> row;
-    for (std::size_t i = 0; i < header.size(); ++i) row[header[i]] = cells[i];
-    row["__line"] = std::to_string(number);
+    for (std::size_t i = 0; i < csv.header.size(); ++i) row[csv.header[i]] = csv.rows[r][i];
+    row["__line"] = std::to_string(csv.lines[r]);
     t.rows.push_back(std::move(row));
   }
-  if (t.rows.empty()) throw core::InputError({path, "", number}, "no data rows", "a header line and data rows");
+  if (t.rows.empty()) throw core::InputError({path, "", 0}, "no data rows", "a header line and data rows");
   return t;
 }
 

@@ -3,14 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <mutex>
-#include <regex>
 #include <sstream>
 
+#include "core/csv_text.hpp"
 #include "core/error.hpp"
 #include "core/text_file.hpp"
 
@@ -37,40 +38,13 @@ std::vector<std::string> split(const std::string& line, char sep) {
   std::string cell;
   std::istringstream in(line);
   while (std::getline(in, cell, sep)) out.push_back(cell);
-  if (!line.empty() && line.back() == sep) out.emplace_back();
   return out;
 }
 
-struct Csv {
-  std::string file;  // as named in errors and sources
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-  std::vector<int> lines;  // the file line of each row
-};
+using Csv = core::CsvText;
 
 Csv read_csv(const std::string& path, const std::string& name) {
-  Csv csv{name, {}, {}, {}};
-  std::istringstream in(core::read_text_file(path, "a CSV table of the kernel database"));
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    auto cells = split(line, ',');
-    if (csv.header.empty()) {
-      csv.header = std::move(cells);
-      continue;
-    }
-    if (cells.size() != csv.header.size()) {
-      throw InputError({name, "", number}, fmt::format("row has {} cells", cells.size()),
-                       fmt::format("{} cells, as in the header", csv.header.size()));
-    }
-    csv.rows.push_back(std::move(cells));
-    csv.lines.push_back(number);
-  }
-  if (csv.header.empty()) throw InputError({name, "", 1}, "the file is empty", "a header line, then data rows");
-  return csv;
+  return core::parse_csv_text(core::read_text_file(path, "a CSV table of the kernel database"), name);
 }
 
 // One row of a CSV whose columns were looked up once: every read names the file, line and column when it fails.
@@ -185,15 +159,30 @@ std::vector<ManifestEntry> read_manifest(const std::string& dir) {
   return out;
 }
 
+// The word after `marker` in `text` (letters, digits and . / - _), "" when the marker is absent.
+std::string word_after(const std::string& text, const std::string& marker) {
+  const auto at = text.find(marker);
+  if (at == std::string::npos) return "";
+  std::size_t begin = at + marker.size();
+  while (begin < text.size() && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  std::size_t end = begin;
+  while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || std::string("./-_").find(text[end]) != std::string::npos)) {
+    ++end;
+  }
+  return text.substr(begin, end - begin);
+}
+
+// "<repository> at commit <sha> of <date>" from the database's README ("repository X, ..., commit Y of DATE").
 std::string read_origin(const std::string& dir) {
   const std::string readme = dir + "/README.md";
   if (!core::path_exists(readme)) return "kernel database at " + dir + " (no README naming its source)";
   const std::string text = core::read_text_file(readme, "the kernel database's README");
-  std::smatch m;
-  if (std::regex_search(text, m, std::regex(R"(repository\s+([\w./-]+)[^\n]*\n?[^\n]*?commit\s+([0-9a-f]{7,40})(\s+of\s+[0-9-]+)?)"))) {
-    return std::regex_replace(fmt::format("{} at commit {}{}", m[1].str(), m[2].str(), m[3].str()), std::regex(R"(\s+)"), " ");
-  }
-  return "kernel database at " + dir + " (its README names no repository and commit)";
+  const std::string repository = word_after(text, "(repository");
+  const std::string commit = word_after(text, "commit");
+  if (repository.empty() || commit.empty()) return "kernel database at " + dir + " (its README names no repository and commit)";
+  const auto commit_at = text.find("commit " + commit);
+  const std::string date = commit_at == std::string::npos ? "" : word_after(text.substr(commit_at), commit + " of");
+  return fmt::format("{} at commit {}{}", repository, commit, date.empty() ? "" : " of " + date);
 }
 
 // Four significant digits (a rounding of at most 0.05%): the database's run-to-run spread is wider, and the shipped

@@ -61,3 +61,19 @@ TEST(CalibrateCli, MergeJoinsPartsOfOneDevice) {
   EXPECT_EQ(run_k3sim("calibrate --backend cpu --merge '" + a + "' --out '" + m + "'").exit_status, 2);
   for (const auto& f : {a, b, m}) std::remove(f.c_str());
 }
+
+// The importer's refusals reach the command line as exit 2 with the file or flag named (the file, line and column
+// of a bad cell: tests/cost/kernel_tables_test.cpp).
+TEST(CalibrateCli, KernelTableImportRefusesBadInputWithStatus2) {
+  const std::string out = std::string(K3SIM_BINARY_DIR) + "/never_tables.json";
+  const auto no_db = run_k3sim("calibrate --import-kernel-tables /nonexistent/db --gpu H200-SXM --out '" + out + "'");
+  EXPECT_EQ(no_db.exit_status, 2);
+  EXPECT_NE(no_db.err.find("/nonexistent/db"), std::string::npos);
+  const auto gpu = run_k3sim("calibrate --import-kernel-tables /nonexistent/db --gpu TPU-v5 --out '" + out + "'");
+  EXPECT_EQ(gpu.exit_status, 2);
+  EXPECT_NE(gpu.err.find("TPU-v5"), std::string::npos);
+  EXPECT_EQ(run_k3sim("calibrate --import-kernel-tables /nonexistent/db --out '" + out + "'").exit_status, 2);
+  const auto show = run_k3sim("profile show /nonexistent/t.json");
+  EXPECT_EQ(show.exit_status, 2);
+  EXPECT_NE(show.err.find("/nonexistent/t.json"), std::string::npos);
+}

@@ -1,0 +1,53 @@
+#include "core/csv_text.hpp"
+
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace k3::core {
+
+namespace {
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) out.push_back(cell);
+  if (!line.empty() && line.back() == ',') out.emplace_back();  // a trailing empty cell is a cell
+  return out;
+}
+
+}  // namespace
+
+CsvText parse_csv_text(const std::string& text, const std::string& file) {
+  CsvText csv;
+  csv.file = file;
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      const auto start = line.find_first_not_of("# ");
+      if (start != std::string::npos) csv.comments += (csv.comments.empty() ? "" : " ") + line.substr(start);
+      continue;
+    }
+    auto cells = split(line);
+    if (csv.header.empty()) {
+      csv.header = std::move(cells);
+      continue;
+    }
+    if (cells.size() != csv.header.size()) {
+      throw InputError({file, "", number}, "row has " + std::to_string(cells.size()) + " cells",
+                       std::to_string(csv.header.size()) + " cells, as in the header");
+    }
+    csv.rows.push_back(std::move(cells));
+    csv.lines.push_back(number);
+  }
+  if (csv.header.empty()) throw InputError({file, "", 1}, "the file is empty", "a header line, then data rows");
+  return csv;
+}
+
+}  // namespace k3::core
