@@ -1,8 +1,7 @@
 // The cuda backend: validates each kernel against its CPU reference at an awkward size, then times it over
 // a shape sweep with CUDA events after warm-up, flushing L2 before every repetition.
-#include <fmt/format.h>
-
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <type_traits>
@@ -148,7 +147,7 @@ class CudaBackend final : public Backend {
       // A library call that refuses one shape (cuBLASLt's FP8 heuristics, say) costs that shape, not the op's
       // whole sweep; the shape is named on stderr and absent from the profile. A sticky CUDA error fails
       // every later call, so the next shape's error ends the op as before.
-      fmt::print(stderr, "calibrate: {} {} not timed: {}\n", op, shape.dump(), e.what());
+      std::fprintf(stderr, "calibrate: %s %s not timed: %s\n", op.c_str(), shape.dump().c_str(), e.what());
       (void)cudaGetLastError();
     }
   }
@@ -295,7 +294,7 @@ class CudaBackend final : public Backend {
       try {
         validate_gemm("fp8");
       } catch (const core::InternalError& e) {  // BF16 is still worth timing; FP8 is left out, loudly
-        fmt::print(stderr, "calibrate: FP8 GEMMs not timed: {}\n", e.what());
+        std::fprintf(stderr, "calibrate: FP8 GEMMs not timed: %s\n", e.what());
         fp8 = false;
       }
     }
