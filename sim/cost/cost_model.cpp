@@ -386,6 +386,15 @@ std::vector<std::string> OpCostModel::notes() const {
         display_name(precision_), 100 * block_scaled_.value, peak_of(precision_) / 1e12, block_scaled_.source,
         quantization_label(), block_scaled_bytes_per_element(precision_)));
   }
+  if (measured_) {
+    out.push_back(fmt::format(
+        "GEMMs, expert GEMMs, attention and KDA priced from kernel latencies measured on {} ({}; "
+        "kernels/profiles/aiconfigurator/): each GEMM part at its own shape, expert GEMMs at the fused-MoE kernel's "
+        "rate at the same tokens per expert, attention at the prefill kernel's rate with the backward at "
+        "FlashAttention-3's measured backward/forward ratio, KDA from chunk_kda; outside a table's range the rate of "
+        "its nearest measured shape; the roofline below prices what no table covers",
+        measured_->tables().gpu, measured_->tables().origin));
+  }
   out.push_back(fmt::format("GEMM tiles {}x{} over {} SMs for tile and wave quantization: NVIDIA Matrix "
                             "Multiplication Background User's Guide, sections 3.1-3.2",
                             d.tile_m, d.tile_n, device_.sms));
