@@ -50,9 +50,8 @@ nlohmann::json step_to_json(const train::StepResult& r) {
   auto& priced = j["compute_priced_from_measurements"] = nlohmann::json::object();
   for (const auto& s : r.breakdown) {
     if (s.category != "compute") continue;
-    const std::string cat = s.name.substr(std::string("compute: ").size());
-    const auto it = r.measured_compute_s.find(cat);
-    const double measured = it == r.measured_compute_s.end() ? 0.0 : it->second;
+    const std::string cat = train::StepResult::compute_category_of(s);
+    const double measured = r.measured_seconds_of(s);
     priced[cat] = {{"seconds", s.seconds}, {"measured_s", measured}, {"measured_share", s.seconds > 0 ? measured / s.seconds : 0.0}};
   }
   j["measured_compute_share"] = r.measured_compute_share();
@@ -146,8 +145,7 @@ std::string step_to_text(const train::StepResult& r) {
   for (const auto& s : r.breakdown) {
     std::string measured;
     if (s.category == "compute" && s.seconds > 0) {
-      const auto it = r.measured_compute_s.find(s.name.substr(std::string("compute: ").size()));
-      measured = fmt::format("  measured {:>5.1f} %", 100 * (it == r.measured_compute_s.end() ? 0.0 : it->second) / s.seconds);
+      measured = fmt::format("  measured {:>5.1f} %", 100 * r.measured_seconds_of(s) / s.seconds);
     }
     out += fmt::format("    {:<44} {:>10.3f} s {:>6.1f} %{}\n", s.name, s.seconds, 100 * s.seconds / r.step_time_s, measured);
   }

@@ -89,6 +89,43 @@ void add_breakdown(Report& report, const nlohmann::json& step, const std::string
   s.table(t);
 }
 
+// Which compute was priced from kernels measured on the GPU and which from the roofline fallback (issue 41).
+void add_kernel_pricing(Report& report, const nlohmann::json& step, const std::string& k) {
+  if (!step.contains("compute_priced_from_measurements")) return;
+  const auto& priced = step.at("compute_priced_from_measurements");
+  if (priced.empty()) return;
+  Section& s = report.add_section("kernel-pricing", "Compute priced from measured kernels");
+  const double share = num(step, "measured_compute_share");
+  s.paragraph(fmt::format("{} of the critical rank's compute time was priced from kernel latencies measured on this "
+                          "GPU type (per shape, interpolated in log space); the rest from the roofline: datasheet "
+                          "peak times a sourced efficiency, marked \"roofline, not measured\" in the provenance.",
+                          pct(share)));
+  const double step_s = num(step, "step_time_s");
+  const TimeUnit u = time_unit(step_s);
+  BarChart c;
+  c.title = "Compute time by op class: measured vs roofline";
+  c.category_label = "";
+  c.value_axis = {"Time", u.name, false};
+  c.layout = BarLayout::kStacked;
+  c.orientation = Orientation::kHorizontal;
+  BarSeries measured{"measured", {}}, roofline{"roofline", {}};
+  Table t({{"Op class", ""}, {"Compute time", u.name}, {"Priced from measurements", u.name}, {"Measured share", "%"}});
+  for (const auto& [cat, v] : priced.items()) {
+    const double sec = num(v, "seconds"), m = num(v, "measured_s");
+    c.categories.push_back(cat);
+    measured.values.push_back(m * u.per_second);
+    roofline.values.push_back((sec - m) * u.per_second);
+    const auto key = fmt::format("{}/compute_priced_from_measurements/{}/", k, cat);
+    t.add_row({Cell::of_text(cat), scaled_cell(sec, u.per_second, key + "seconds"),
+               scaled_cell(m, u.per_second, key + "measured_s"), scaled_cell(num(v, "measured_share"), 100, key + "measured_share", 3)});
+  }
+  c.series = {std::move(measured), std::move(roofline)};
+  c.size = {960, std::max(200.0, 90 + 26.0 * static_cast<double>(c.categories.size()))};
+  s.chart(bar_chart(c));
+  t.caption(fmt::format("All op classes together: {} measured.", pct(share)));
+  s.table(t);
+}
+
 void add_memory(Report& report, const nlohmann::json& step, const std::string& k) {
   Section& s = report.add_section("memory", "Memory per GPU");
   const double hbm = num(step, "hbm_bytes"), used = num(step, "memory_bytes_per_gpu");
@@ -213,6 +250,7 @@ std::vector<Card> step_cards(const nlohmann::json& step, const std::string& k) {
 void add_step_section(Report& report, const nlohmann::json& step, std::span<const train::TraceSpan> trace,
                       const std::string& key_prefix) {
   add_breakdown(report, step, key_prefix);
+  add_kernel_pricing(report, step, key_prefix);
   add_uncertainty_section(report, step, key_prefix);
   if (!trace.empty()) {
     Section& s = report.add_section("timeline", "Pipeline timeline");

@@ -13,7 +13,9 @@ namespace k3::cost {
 OpCostModel::OpCostModel(DeviceModel device, const cost::CalibrationProfile* profile, Precision gemm_precision,
                          KernelChoice kernels, core::Provenance& prov)
     : device_(std::move(device)), profile_(profile), precision_(gemm_precision), kernels_(kernels),
-      defaults_(default_efficiencies(device_.name, kernels.bf16, prov)) {
+      defaults_(default_efficiencies(device_.name, kernels.bf16, prov,
+                                    kernels.measured ? hbm_stream_share(*kernels.measured, device_.hbm_bytes_per_s)
+                                                     : std::nullopt)) {
   using core::SourceKind;
   const std::string sheet = device_.name + " datasheet (" + device_.source + ")";
   device_.bf16_flops_per_s = prov.add_exact("gpu.bf16_peak", device_.bf16_flops_per_s, "FLOP/s",
@@ -56,6 +58,10 @@ OpCostModel::OpCostModel(DeviceModel device, const cost::CalibrationProfile* pro
     fp8_grouped_ = fp8_curve(deepgemm_grouped_rows());
   }
   if (kernels_.measured) measured_.emplace(*kernels_.measured, kernels_.fp8 == Fp8GemmKernels::deepgemm, prov);
+  // Memory-bound ops stream at a measured rate where a calibration profile timed elementwise kernels or the kernel
+  // tables gave the HBM share (hbm_stream_share); otherwise at the assumed share of the datasheet.
+  hbm_measured_ = profile_rate("elementwise", 1.0).has_value() ||
+                  prov.entry("hbm.efficiency").kind == SourceKind::kernel_measurement;
 }
 
 Fp8EfficiencyCurve OpCostModel::fp8_curve(const std::vector<Fp8GemmMeasurement>& rows) const {
@@ -247,7 +253,8 @@ OpCostModel::Priced OpCostModel::compute_time(const model::Op& op, core::Flops f
       rate = device_.bf16_flops_per_s * defaults_.kda_scan.value;
       break;
     default:
-      return {};  // memory-bound kinds are costed by bytes only
+      // Memory-bound kinds are costed by their bytes only, at an HBM rate that may itself be measured.
+      return {0, hbm_measured_, false, false};
   }
   return {flops / rate, false, false, false};
 }
@@ -319,7 +326,8 @@ OpTime OpCostModel::time(const model::Op& op) const {
     t.dgrad = part_time(op.dgrad_flops, GemmPart::dgrad, 2 * mem);
   }
   if (op.wgrad_flops > 0) t.wgrad = part_time(op.wgrad_flops, GemmPart::wgrad, mem);
-  t.measured = any_compute && measured;
+  // An op without FLOPs (a copy, a cast) is its bytes at the HBM rate: measured when that rate is.
+  t.measured = any_compute ? measured : hbm_measured_;
   add_quantization(op, t);
   return t;
 }

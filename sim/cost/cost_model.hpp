@@ -65,7 +65,8 @@ enum class Bf16GemmKernels { cuda12, cuda11 };
 
 // Registers the defaults for `gpu_name` in `prov` (default_efficiencies.cpp) and returns them as read back.
 DefaultEfficiencies default_efficiencies(const std::string& gpu_name, Bf16GemmKernels bf16_kernels,
-                                         core::Provenance& prov);
+                                         core::Provenance& prov,
+                                         const std::optional<MeasuredShare>& hbm_measured = {});
 // The large-GEMM efficiency of a block-scaled format (mxfp8, nvfp4) on `gpu_name`, registered in `prov` only when a
 // run uses that format (default_efficiencies.cpp).
 SourcedFraction block_scaled_gemm_efficiency(Precision precision, const std::string& gpu_name, core::Provenance& prov);
@@ -91,7 +92,7 @@ struct OpTime {
   // see OpCostModel::add_quantization); zero for everything else.
   core::Seconds fwd_quant = 0, dgrad_quant = 0, wgrad_quant = 0;
   // The compute parts were priced from measured kernel latencies (a table or a calibration profile), not by the
-  // roofline; `extrapolated`: some look-up lay outside its table's measured range.
+  // roofline (an op without FLOPs: its bytes moved at a measured HBM rate); `extrapolated`: some look-up lay outside its table's measured range.
   bool measured = false;
   bool extrapolated = false;
 };
@@ -156,6 +157,7 @@ class OpCostModel {
   Fp8EfficiencyCurve fp8_dense_, fp8_grouped_;
   double profile_scale_ = 1.0;  // the profile's rates x this (its measurement spread, from the registry)
   std::optional<MeasuredKernels> measured_;
+  bool hbm_measured_ = false;  // memory_time's rate is a measurement (profile or kernel tables), not an assumption
 };
 
 }  // namespace k3::cost

@@ -26,7 +26,7 @@ SourcedFraction fraction(core::Provenance& prov, const char* id, double nominal,
 }  // namespace
 
 DefaultEfficiencies default_efficiencies(const std::string& gpu, Bf16GemmKernels bf16_kernels,
-                                         core::Provenance& prov) {
+                                         core::Provenance& prov, const std::optional<MeasuredShare>& hbm_measured) {
   DefaultEfficiencies d;
   // Ranges: FlashAttention-2's own measured spread where the paper gives one; otherwise an assumption
   // stated in the source, wide enough to hold every published figure we know of for the kind of kernel.
@@ -39,9 +39,14 @@ DefaultEfficiencies default_efficiencies(const std::string& gpu, Bf16GemmKernels
   d.kda_scan = fraction(prov, "kda.efficiency", 0.35, 0.20, 0.50, SourceKind::assumption,
                         "assumption: chunkwise delta-rule kernels are bound by small per-chunk matmuls and the "
                         "inter-chunk recurrence; no published utilisation (range 0.20-0.50 assumed)");
-  d.hbm = fraction(prov, "hbm.efficiency", 0.90, 0.80, 0.93, SourceKind::assumption,
-                   "sustained device-to-device copies reach about 90% of datasheet HBM bandwidth (e.g. H100 SXM "
-                   "3.0 of 3.35 TB/s); range 0.80-0.93 assumed; replace with `k3sim calibrate` (probe hbm_copy)");
+  if (hbm_measured) {
+    d.hbm = fraction(prov, "hbm.efficiency", hbm_measured->nominal, hbm_measured->low, hbm_measured->high,
+                     SourceKind::kernel_measurement, hbm_measured->source);
+  } else {
+    d.hbm = fraction(prov, "hbm.efficiency", 0.90, 0.80, 0.93, SourceKind::assumption,
+                     "sustained device-to-device copies reach about 90% of datasheet HBM bandwidth (e.g. H100 SXM "
+                     "3.0 of 3.35 TB/s); range 0.80-0.93 assumed; replace with `k3sim calibrate` (probe hbm_copy)");
+  }
   d.min_kernel_source = "assumption: a kernel launched in a training step occupies the GPU at least 3 us "
                         "(launch latency and tail), range 2-5 us assumed";
   d.min_kernel_s = prov.add("kernel.min_time", 3e-6, 2e-6, 5e-6, "s", SourceKind::assumption, d.min_kernel_source);

@@ -58,6 +58,39 @@ std::optional<MeasuredTime> at_rate(const KernelTable& t, std::vector<double> po
 
 }  // namespace
 
+std::optional<MeasuredShare> hbm_stream_share(const KernelTables& tables, double hbm_bytes_per_s) {
+  // Up to 16 tokens the activations are under 0.1% of a 256 MiB weight: the kernel's time is its weight stream.
+  constexpr double kBf16Bytes = 2, kBeyondL2Bytes = 256.0 * (1 << 20), kMatrixVectorTokens = 16;
+  const auto all = tables.all("gemm", {{"gemm_dtype", "bfloat16"}});
+  if (all.empty() || hbm_bytes_per_s <= 0) return std::nullopt;
+  const KernelTable* t = tables.find("gemm", {{"gemm_dtype", "bfloat16"}, {"kernel_source", main_kernel(all)}});
+  if (t == nullptr || t->axes.size() != 3 || t->axes[0].name != "m") return std::nullopt;
+  const auto& ns = t->axes[1].values;
+  const auto& ks = t->axes[2].values;
+  const double m = t->axes[0].values.front();
+  if (m > kMatrixVectorTokens) return std::nullopt;
+  std::vector<double> shares;
+  for (std::size_t i = 0; i < ns.size(); ++i) {
+    for (std::size_t j = 0; j < ks.size(); ++j) {
+      const double n = ns[i], k = ks[j], us = t->latency_us[i * ks.size() + j];  // the m = smallest block
+      if (!(us > 0) || n * k * kBf16Bytes < kBeyondL2Bytes) continue;
+      shares.push_back(kBf16Bytes * (n * k + m * k + m * n) / (us * 1e-6) / hbm_bytes_per_s);
+    }
+  }
+  if (shares.empty()) return std::nullopt;
+  std::sort(shares.begin(), shares.end());
+  const std::size_t h = shares.size() / 2;
+  const double median = shares.size() % 2 == 1 ? shares[h] : (shares[h - 1] + shares[h]) / 2;
+  if (!(median <= 1)) return std::nullopt;
+  return MeasuredShare{median, shares.front(), std::min(shares.back(), 1.0),
+                       fmt::format("{} BF16 GEMM at m = {:g} ({}, {}; {}): {} shapes with at least 256 MiB of weights "
+                                   "stream {:.2f}..{:.2f} TB/s, median {:.2f} TB/s, of the datasheet's {:.2f} TB/s",
+                                   tables.device, m, t->source.file, t->keys.at("kernel_source"), tables.origin,
+                                   shares.size(), shares.front() * hbm_bytes_per_s / 1e12,
+                                   shares.back() * hbm_bytes_per_s / 1e12, median * hbm_bytes_per_s / 1e12,
+                                   hbm_bytes_per_s / 1e12)};
+}
+
 MeasuredKernels::MeasuredKernels(const KernelTables& tables, bool fine_grained_fp8, core::Provenance& prov)
     : tables_(tables), fine_grained_fp8_(fine_grained_fp8) {
   using core::SourceKind;

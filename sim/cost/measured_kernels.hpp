@@ -34,6 +34,19 @@
 
 namespace k3::cost {
 
+// A share of a datasheet figure measured on the GPU itself, with the spread of the measurements.
+struct MeasuredShare {
+  double nominal = 0, low = 0, high = 0;
+  std::string source;
+};
+
+// HBM bandwidth as the GPU's kernels stream it, for memory-bound ops (norms, activations, casts, optimizer
+// updates): the BF16 GEMM table at its smallest M (at most 16 tokens: a matrix-vector product that reads each weight once)
+// over weights of at least 256 MiB (beyond every table GPU's L2), bytes read and written over the measured time,
+// as a share of the datasheet `hbm_bytes_per_s`. The median of those rows is the figure (a streaming kernel's
+// typical rate, not its best shape), their min..max the range; none without such rows or above the datasheet.
+std::optional<MeasuredShare> hbm_stream_share(const KernelTables& tables, double hbm_bytes_per_s);
+
 struct MeasuredTime {
   double seconds = 0;
   bool extrapolated = false;  // outside a table's measured range (kernel_tables.hpp's rule)

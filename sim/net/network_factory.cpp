@@ -16,7 +16,8 @@ void LinkEfficiency::set(topo::LinkClass c, double efficiency) {
   by_class[static_cast<std::size_t>(c)] = efficiency;
 }
 
-LinkEfficiency register_link_figures(const topo::Topology& topology, core::Provenance& prov) {
+LinkEfficiency register_link_figures(const topo::Topology& topology, core::Provenance& prov,
+                                     const MeasuredLinkRates& measured) {
   using core::SourceKind;
   LinkEfficiency e;
   std::array<const topo::Link*, topo::kLinkClassCount> first{};
@@ -33,8 +34,19 @@ LinkEfficiency register_link_figures(const topo::Topology& topology, core::Prove
     // A transfer that crosses the link reaches less than its signalling rate (protocol, header and
     // flow-control overhead). The topology file's `achievable:` section gives the share a collective- or
     // link-level measurement of that link technology reached; without one the line rate is taken, which
-    // only an assumption covers.
-    if (const auto& a = topology.achievable(static_cast<topo::LinkClass>(c))) {
+    // only an assumption covers. A collective measured on the GPU itself (NCCL's tables) comes first: it is that
+    // link's own figure rather than one of its technology.
+    const double latency = first[c]->latency_s;
+    if (const auto& m = measured[c]) {
+      e.by_class[c] = prov.add("link." + cls + ".efficiency", m->fraction, m->low, m->high, "fraction",
+                               SourceKind::collective_measurement, m->source);
+      if (m->hop_latency_s > 0 && latency > 0) {
+        e.latency_scale[c] = prov.add("link." + cls + ".latency", m->hop_latency_s, m->hop_latency_low_s,
+                                      m->hop_latency_high_s, "s", SourceKind::collective_measurement, m->source) /
+                             latency;
+        continue;
+      }
+    } else if (const auto& a = topology.achievable(static_cast<topo::LinkClass>(c))) {
       e.by_class[c] = prov.add("link." + cls + ".efficiency", a->fraction, a->low, a->high, "fraction",
                                SourceKind::collective_measurement, file + ": " + a->source);
     } else {
@@ -43,7 +55,6 @@ LinkEfficiency register_link_figures(const topo::Topology& topology, core::Prove
                                "states none, so the line rate is taken; protocol and header overheads put it as "
                                "low as 0.80 (assumed)");
     }
-    const double latency = first[c]->latency_s;
     if (latency > 0) {
       e.latency_scale[c] = prov.add("link." + cls + ".latency", latency, 0.5 * latency, 2 * latency, "s",
                                     SourceKind::assumption, file + ": per hop as the topology file gives it; half "

@@ -7,6 +7,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -34,14 +35,25 @@ inline NetLinkId sm_copy_port(const topo::Topology& topology, topo::GpuId g) {
   return static_cast<NetLinkId>(topology.links().size() + g);
 }
 
+// A link class's achievable share of line rate and its per-hop latency as collectives measured them on the GPU itself
+// (sim/cost/measured_links.hpp derives them from NCCL's tables); they replace the topology file's figures.
+struct MeasuredLinkRate {
+  double fraction = 1, low = 1, high = 1;  // of line rate, with the spread of the measurements
+  double hop_latency_s = 0, hop_latency_low_s = 0, hop_latency_high_s = 0;  // 0: the topology's latency is kept
+  std::string source;
+};
+using MeasuredLinkRates = std::array<std::optional<MeasuredLinkRate>, topo::kLinkClassCount>;
+
 // Registers the share of NVLink line rate DeepEP's SM-driven copies reach (a kernel measurement) and returns
 // it, for the runs of the DeepEP algorithms.
 double register_deepep_copy_rate(core::Provenance& prov);
 
 // Registers each link class the topology has: its bandwidth per direction (exact, from the topology file),
-// the fraction of it a transfer achieves and its per-hop latency (assumptions with ranges); returns the
-// efficiencies and latency scales read back from `prov`.
-LinkEfficiency register_link_figures(const topo::Topology& topology, core::Provenance& prov);
+// the fraction of it a transfer achieves and its per-hop latency (`measured` where it has the class, else the
+// topology file's `achievable:` section, else assumptions with ranges); returns the efficiencies and latency
+// scales read back from `prov`.
+LinkEfficiency register_link_figures(const topo::Topology& topology, core::Provenance& prov,
+                                     const MeasuredLinkRates& measured = {});
 
 std::vector<NetLink> make_net_links(const topo::Topology& topology, const LinkEfficiency& efficiency = {});
 std::unique_ptr<NetworkModel> make_network(const NetworkModelEntry& model, engine::Simulator& sim, const topo::Topology& topology,

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/provenance.hpp"
@@ -144,6 +145,16 @@ struct StepResult {
   // Of the critical rank's compute by category ("compute: " + category in breakdown), the seconds priced from
   // measured kernel latencies (kernel tables or a calibration profile); the rest is the roofline.
   std::map<std::string, double> measured_compute_s;
+  // A compute entry of breakdown by its op category: "compute: dense GEMM" -> "dense GEMM"; an entry the
+  // accounting added under its own name (the load balancer's kernels) keeps it.
+  static std::string compute_category_of(const TimeShare& s) {
+    constexpr std::string_view kPrefix = "compute: ";
+    return s.name.starts_with(kPrefix) ? s.name.substr(kPrefix.size()) : s.name;
+  }
+  double measured_seconds_of(const TimeShare& s) const {
+    const auto it = measured_compute_s.find(compute_category_of(s));
+    return it == measured_compute_s.end() ? 0.0 : it->second;
+  }
   double measured_compute_share() const {  // of all compute categories' seconds, 0..1
     double compute = 0, measured = 0;
     for (const auto& s : breakdown) {

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "sim/cost/kernel_table_import.hpp"
+#include "sim/cost/measured_links.hpp"
 #include "sim/net/network_factory.hpp"
 
 namespace k3::train {
@@ -39,7 +40,13 @@ cost::OpCostModel make_step_cost_model(const StepSpec& sc, const topo::Topology&
 exec::PassRunnerConfig make_step_runner_config(const StepSpec& sc, const topo::Topology& topo, const StepReuse* reuse,
                                                core::Provenance& prov) {
   exec::PassRunnerConfig c;
-  c.efficiency = net::register_link_figures(topo, prov);
+  // NVLink at the rate NCCL reached on the GPU itself, where its tables ship and kernels are priced from tables.
+  net::MeasuredLinkRates measured_links{};
+  if (!sc.roofline_kernels && !sc.bf16_gemm_cuda11) {
+    if (const auto tables = cost::shipped_kernel_tables_of(topo.gpu_type().name))
+      measured_links = cost::nccl_link_rates(*tables, topo);
+  }
+  c.efficiency = net::register_link_figures(topo, prov, measured_links);
   if (reuse != nullptr) {
     c.solo_memo = reuse->collectives;
     c.replays = reuse->replays;

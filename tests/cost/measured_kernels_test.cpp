@@ -138,3 +138,64 @@ TEST(MeasuredKernels, MostOfK3sComputeOnH200IsMeasured) {
   EXPECT_GE(j.at("measured_compute_share").get<double>(), 0.9);
   EXPECT_DOUBLE_EQ(j.at("compute_priced_from_measurements").at("dense GEMM").at("measured_share").get<double>(), 1.0);
 }
+
+namespace {
+
+// A BF16 GEMM table whose m = 1 rows stream weights: (n, k) = (1024, 16384) holds 32 MiB of weights (within L2,
+// left out, however fast), (16384, 16384) 512 MiB at 200 us and (32768, 16384) 1 GiB at 360 us. m = 1024 rows are
+// not m = 1 and are left out too.
+std::shared_ptr<const KernelTables> streaming_tables() {
+  auto t = std::make_shared<KernelTables>();
+  t->gpu = "H100-SXM";
+  t->device = "test";
+  t->origin = "hand-made";
+  t->tables.push_back(table("gemm", {{"kernel_source", "torch"}, {"gemm_dtype", "bfloat16"}},
+                            {{"m", {1, 1024}}, {"n", {1024, 16384, 32768}}, {"k", {16384}}},
+                            {1, 200, 360, 1, 1, 1}));
+  t->index();
+  return t;
+}
+
+}  // namespace
+
+TEST(MeasuredKernels, HbmStreamShareIsTheMedianOfLargeMatrixVectorProducts) {
+  const auto share = hbm_stream_share(*streaming_tables(), 3.35e12);
+  ASSERT_TRUE(share.has_value());
+  // Bytes 2 (n k + k + n): (16384, 16384): 536,936,448 B in 200 us = 2.6847 TB/s = 0.80140 of 3.35;
+  // (32768, 16384): 1,073,840,128 B in 360 us = 2.9829 TB/s = 0.89041. Median of two = their mean, 0.84590.
+  const double a = 2.0 * (16384.0 * 16384 + 16384 + 16384) / 200e-6 / 3.35e12;
+  const double b = 2.0 * (32768.0 * 16384 + 16384 + 32768) / 360e-6 / 3.35e12;
+  EXPECT_NEAR(a, 0.80140, 1e-5);
+  EXPECT_NEAR(b, 0.89041, 1e-5);
+  EXPECT_NEAR(share->nominal, (a + b) / 2, 1e-12);
+  EXPECT_NEAR(share->low, a, 1e-12);
+  EXPECT_NEAR(share->high, b, 1e-12);
+}
+
+TEST(MeasuredKernels, MemoryBoundOpsStreamAtTheMeasuredShareAndCountAsMeasured) {
+  k3::core::Provenance prov;
+  const auto c = model_with(streaming_tables(), prov);
+  EXPECT_EQ(prov.entry("hbm.efficiency").kind, k3::core::SourceKind::kernel_measurement);
+  k3::model::Op op;
+  op.kind = k3::model::OpKind::Norm;
+  op.read_bytes = op.write_bytes = 0.5e9;
+  const auto t = c.time(op);
+  // 1 GB at 0.84590 x 3.35 TB/s = 2.8338 TB/s: 352.9 us forward; the backward moves twice the bytes.
+  const double share = prov.value("hbm.efficiency");
+  EXPECT_NEAR(t.fwd, 1e9 / (share * 3.35e12), 1e-12);
+  EXPECT_NEAR(t.fwd, 352.9e-6, 0.1e-6);
+  EXPECT_NEAR(t.dgrad, 2 * t.fwd, 1e-12);
+  EXPECT_TRUE(t.measured);
+}
+
+TEST(MeasuredKernels, WithoutStreamingRowsTheHbmShareStaysAnAssumption) {
+  // hand_tables' GEMM starts at m = 1024: no matrix-vector rows (m <= 16), so the 0.90 assumption stands and the op is roofline.
+  k3::core::Provenance prov;
+  const auto c = model_with(hand_tables(), prov);
+  EXPECT_EQ(prov.entry("hbm.efficiency").kind, k3::core::SourceKind::assumption);
+  EXPECT_DOUBLE_EQ(prov.value("hbm.efficiency"), 0.90);
+  k3::model::Op op;
+  op.kind = k3::model::OpKind::Norm;
+  op.read_bytes = 1e9;
+  EXPECT_FALSE(c.time(op).measured);
+}

@@ -26,6 +26,7 @@ train::StepResult small_step() {
   r.mfu = 0.3;
   r.peak_flops_per_s_bf16 = 989e12;
   r.microbatches = 4;
+  r.measured_compute_s = {{"GEMM", 1.2}};
   r.breakdown = {{"compute: GEMM", "compute", 1.5}, {"exposed: all-to-all", "communication", 0.3},
                  {"pipeline bubble", "bubble", 0.1}, {"optimizer step", "optimizer", 0.1}};
   r.memory = {{"weights", 40e9}, {"activations", 60e9}};
@@ -55,13 +56,17 @@ TEST(StepSection, EveryKeyedNumberEqualsTheStepJson) {
     EXPECT_EQ(shown, json.at(ptr).get<double>()) << key;
     ++matched;
   }
-  // 6 cards (priced: cost card) + 4 breakdown seconds + (2 memory + total + HBM) + 2 links x 2 = 18.
-  EXPECT_EQ(matched, 18);
+  // 6 cards (priced: cost card) + 4 breakdown seconds + 3 for the one compute category's pricing (its seconds,
+  // measured seconds and share) + (2 memory + total + HBM) + 2 links x 2 = 21.
+  EXPECT_EQ(matched, 21);
   const std::string html = report.html();
   // MFU 0.3 shown as 30 %, 100e9 B memory as 93.13 GiB (1e11 / 2^30 = 93.13), 1e12 B nvlink as 1 TB.
   EXPECT_NE(html.find(R"(data-value="0.3" data-key="/mfu">30 <span class="unit">%)"), std::string::npos);
   EXPECT_NE(html.find(">93.13 <span class=\"unit\">GiB"), std::string::npos);
   EXPECT_NE(html.find(R"(data-key="/links/0/bytes">1<)"), std::string::npos);
+  // 1.2 of 1.5 s of GEMM priced from measurements: 80 %, shown in the pricing table and the paragraph.
+  EXPECT_NE(html.find(R"(data-key="/compute_priced_from_measurements/GEMM/measured_share">80<)"), std::string::npos);
+  EXPECT_NE(html.find("80.0 % of the critical rank"), std::string::npos);
   // No trace: no timeline section.
   EXPECT_EQ(html.find("id=\"timeline\""), std::string::npos);
 }
