@@ -1,5 +1,7 @@
 #include "core/csv_text.hpp"
 
+#include <charconv>
+#include <cmath>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -48,6 +50,15 @@ CsvText parse_csv_text(const std::string& text, const std::string& file) {
   }
   if (csv.header.empty()) throw InputError({file, "", 1}, "the file is empty", "a header line, then data rows");
   return csv;
+}
+
+double csv_number(const std::string& cell, const std::string& file, const std::string& column, int line) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+  if (ec != std::errc() || end != cell.data() + cell.size() || !std::isfinite(v)) {
+    throw InputError({file, column, line}, "'" + cell + "' is not a number", "a finite number");
+  }
+  return v;
 }
 
 }  // namespace k3::core

@@ -18,4 +18,7 @@ struct CsvText {
 // InputError naming the file and line for a row whose width differs from the header's, or a file with no header.
 CsvText parse_csv_text(const std::string& text, const std::string& file);
 
+// The whole of `cell` as a finite number; InputError naming `file`, `column` and `line` otherwise.
+double csv_number(const std::string& cell, const std::string& file, const std::string& column, int line);
+
 }  // namespace k3::core

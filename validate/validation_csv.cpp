@@ -1,6 +1,5 @@
 #include "validate/validation_csv.hpp"
 
-#include <charconv>
 #include <fstream>
 #include <iterator>
 
@@ -48,13 +47,7 @@ const std::string& PublishedTable::text(std::size_t row, const std::string& colu
 }
 
 double PublishedTable::number(std::size_t row, const std::string& column) const {
-  const auto& s = text(row, column);
-  double v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) {
-    throw core::InputError({file, column, file_line(*this, row)}, "'" + s + "' is not a number", "a number");
-  }
-  return v;
+  return core::csv_number(text(row, column), file, column, file_line(*this, row));
 }
 
 }  // namespace k3::validate

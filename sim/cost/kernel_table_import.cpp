@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -62,13 +61,7 @@ class Columns {
     return csv_.rows[row][index_.at(column)];
   }
   double number(std::size_t row, const std::string& column) const {
-    const std::string& cell = text(row, column);
-    double v = 0;
-    const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
-    if (ec != std::errc() || end != cell.data() + cell.size() || !std::isfinite(v)) {
-      throw InputError({csv_.file, column, csv_.lines[row]}, "'" + cell + "' is not a number", "a finite number");
-    }
-    return v;
+    return core::csv_number(text(row, column), csv_.file, column, csv_.lines[row]);
   }
   int line(std::size_t row) const { return csv_.lines[row]; }
 
