@@ -199,3 +199,22 @@ TEST(MeasuredKernels, WithoutStreamingRowsTheHbmShareStaysAnAssumption) {
   op.read_bytes = 1e9;
   EXPECT_FALSE(c.time(op).measured);
 }
+
+// K3's KDA at a measured row of the shipped H200 table: chunk_kda, one sequence of 4,096 tokens, 96 heads of 128 ->
+// 1,571 us (kda_perf.csv 1.57081 ms, four significant digits in the shipped table). An op whose FLOPs are the table's
+// own count at that shape, 4096 x 96 x (6 x 128^2 + 3 x 64 x 128 + 64^2) (model/ops.hpp), takes exactly that row.
+TEST(MeasuredKernels, K3sKdaAtAMeasuredTokenCountIsThatRow) {
+  k3::core::Provenance prov;
+  KernelChoice k;
+  k.measured = shipped_kernel_tables_of("H200-SXM");
+  ASSERT_NE(k.measured, nullptr);
+  const OpCostModel c({"H200-SXM", 990e12, 1979e12, 4.8e12, 132, "test"}, nullptr, Precision::bf16, k, prov);
+  k3::model::Op op;
+  op.kind = k3::model::OpKind::KdaChunkScan;
+  op.shape = k3::model::ScanShape{96, 128, 128, 64, 4096};
+  op.fwd_flops = 4096.0 * 96 * (6 * 128 * 128 + 3 * 64 * 128 + 64 * 64);
+  const auto t = c.time(op);
+  EXPECT_NEAR(t.fwd, 1571e-6, 1e-12);
+  EXPECT_TRUE(t.measured);
+  EXPECT_FALSE(t.extrapolated);
+}
