@@ -11,6 +11,8 @@
 #include <limits>
 #include <ostream>
 
+#include "core/error.hpp"
+
 namespace k3::core {
 
 using Bytes = double;         // bytes (may be fractional: expected traffic)
@@ -36,8 +38,11 @@ class SimTime {
   static constexpr SimTime from_us(double us) { return from_seconds(us * 1e-6); }
   // Rounds to the nearest picosecond, but a positive duration never collapses to zero (an effect never
   // happens at the same instant as its cause unless the model says so).
+  // A span beyond the clock's 106 days (or not a number) is a bug upstream: steps are refused before they get
+  // here (train::check_step_fits_clock), and a cast out of range would be undefined.
   static constexpr SimTime from_seconds(double s) {
     const double ps = s * static_cast<double>(kPerSecond);
+    if (!(std::abs(ps) < 9.2e18)) throw InternalError("a simulated time of " + std::to_string(s) + " s is beyond the clock's 106 days");
     Rep r = static_cast<Rep>(ps + (ps >= 0 ? 0.5 : -0.5));
     if (r == 0 && ps > 0) r = 1;
     return SimTime(r);

@@ -135,6 +135,18 @@ bool PassRunner::overlaps_collectives(const workload::PassProgram& program) cons
   for (const auto& t : program.threads) {
     if (++threads_per_gpu[static_cast<std::size_t>(t.gpu_slot)] > 1) return true;
   }
+  // One thread that issues a collective while another it issued is still unwaited (FSDP's parameter all-gathers
+  // of the dense and the expert groups, prefetched beside the gradient reduce-scatters): they may share links.
+  for (const auto& t : program.threads) {
+    int outstanding = 0;
+    for (const auto& step : t.steps) {
+      if (std::holds_alternative<workload::IssueStep>(step)) {
+        if (++outstanding > 1) return true;
+      } else if (std::holds_alternative<workload::WaitStep>(step)) {
+        outstanding = std::max(0, outstanding - 1);
+      }
+    }
+  }
   return false;
 }
 
@@ -252,7 +264,9 @@ std::optional<PassOutcome> PassRunner::run_or_share(const workload::PassProgram&
           return std::pair{r.duration, &r.bytes};
         },
         link_bytes);
-    return execute_pass(program, sim, launcher, config_.compute_slowdown, record_ops);
+    auto outcome = execute_pass(program, sim, launcher, config_.compute_slowdown, record_ops);
+    if (link_bytes != nullptr) add_unsimulated_copies(program, *link_bytes);
+    return outcome;
   }
   // The op trace is asked for a few passes and is not kept in the memo.
   std::optional<ReplayRecord> record;
@@ -271,8 +285,18 @@ std::optional<PassOutcome> PassRunner::run_or_share(const workload::PassProgram&
   }
   if (link_bytes != nullptr) {
     for (std::size_t c = 0; c < link_bytes->bytes.size(); ++c) link_bytes->bytes[c] += record->bytes.bytes[c];
+    add_unsimulated_copies(program, *link_bytes);
   }
   return std::move(record->outcome);
+}
+
+void PassRunner::add_unsimulated_copies(const workload::PassProgram& program, LinkClassBytes& bytes) const {
+  // A copy moves what the simulated one did alone (the same flows; contention moves time, not bytes).
+  for (const auto& call : program.collectives) {
+    if (call.copies_per_block == 1) continue;
+    const auto& r = solo(call);
+    for (std::size_t c = 0; c < bytes.bytes.size(); ++c) bytes.bytes[c] += r.bytes.bytes[c] * (call.copies_per_block - 1);
+  }
 }
 
 ReplayRecord PassRunner::replay(const workload::PassProgram& program, bool record_ops) const {

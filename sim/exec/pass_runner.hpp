@@ -129,7 +129,8 @@ class PassRunner {
 
   const PassRunnerConfig& config() const { return config_; }
   // Whether the pass is replayed flow by flow: its GPUs run collectives side by side (more than one thread on
-  // a GPU), on a network that replays them. Otherwise each collective is timed alone.
+  // a GPU, or a thread that issues a collective before waiting for the last), on a network that replays them.
+  // Otherwise each collective is timed alone.
   bool replays_flow_by_flow(const workload::PassProgram& program) const;
   // One spec per independent group of the call (one for a call of one group).
   std::vector<net::CollectiveSpec> specs_of(const workload::CollectiveCall& call) const;
@@ -143,6 +144,8 @@ class PassRunner {
                                           bool record_ops, bool wait,
                                           std::optional<ReplayMemo::Key>* key = nullptr) const;
   ReplayRecord replay(const workload::PassProgram& program, bool record_ops) const;
+  // Adds the bytes of the copies of the program's collectives that it holds one of (CollectiveCall::copies_per_block).
+  void add_unsimulated_copies(const workload::PassProgram& program, LinkClassBytes& bytes) const;
   bool overlaps_collectives(const workload::PassProgram& program) const;
   friend class PassBatch;  // tries a pass without waiting, then waits
 

@@ -55,6 +55,12 @@ inline int expert_dp(const ParallelLayout& l) {
                                                                            : 1;
 }
 
+// The blocks of a stage a training pass is built for (one EP group, or one TP group without EP): the step counts
+// each pass's bytes this many times.
+inline double pass_blocks_per_stage(const ParallelLayout& l) {
+  return static_cast<double>(stage_ranks(l)) / (l.ep > 1 ? l.ep : l.tp);
+}
+
 struct BatchSpec {
   std::int64_t seq_len = 4096;
   std::int64_t global_batch_seqs = 0;

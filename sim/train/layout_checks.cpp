@@ -1,7 +1,10 @@
 #include "sim/train/layout_checks.hpp"
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "model/routing/placement.hpp"
+#include "model/totals.hpp"
 
 namespace k3::train {
 
@@ -16,6 +19,22 @@ void require_divides(const StepSpec& sc, const char* key, int tp, int heads, con
   }
 }
 }  // namespace
+
+void check_step_fits_clock(const StepSpec& sc, const model::ModelSpec& spec, std::int64_t gpus, double peak_flops_per_s) {
+  const double seq = static_cast<double>(sc.batch.seq_len);
+  const double per_sequence = model::summarize(spec, seq).training_flops_per_token * seq;
+  const double cluster = static_cast<double>(gpus) * peak_flops_per_s;
+  const double step_s = per_sequence * static_cast<double>(sc.batch.global_batch_seqs) / cluster;
+  if (!(step_s > kMaxStepSeconds)) return;
+  const bool one_sequence = per_sequence / cluster > kMaxStepSeconds;
+  throw InputError({sc.source, one_sequence ? "batch.seq_len" : "batch.global_batch_seqs", 0},
+                   fmt::format("a step of {} sequences of {} tokens is {:.3g} FLOPs, at least {:.3g} s (~{:.3g} days) "
+                               "even at {:.4g} PFLOP/s on each of {} GPUs",
+                               sc.batch.global_batch_seqs, sc.batch.seq_len, per_sequence * sc.batch.global_batch_seqs,
+                               step_s, step_s / 86'400, peak_flops_per_s / 1e15, gpus),
+                   fmt::format("a batch whose step takes under {:.0f} s at peak (the simulated clock spans 106 days)",
+                               kMaxStepSeconds));
+}
 
 void check_layout(const StepSpec& sc, const model::ModelSpec& spec, const parallel::RankMapping& map) {
   const auto& L = map.layout();

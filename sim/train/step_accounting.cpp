@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
 #include "model/totals.hpp"
 #include "sim/parallel/group_placement.hpp"
 #include "sim/parallel/schedule_registry.hpp"
@@ -228,8 +229,7 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
   if (sc.price_per_gpu_hour) r.cost_per_trillion_tokens = r.gpu_hours_per_trillion_tokens * *sc.price_per_gpu_hour;
 
   // Link classes: every pass of every rank moves its group's bytes in each of the stage's groups.
-  const int group_size = L.ep > 1 ? L.ep : L.tp;
-  const double groups_per_stage = static_cast<double>(L.dp) * L.tp * L.cp / group_size;
+  const double groups_per_stage = parallel::pass_blocks_per_stage(L);
   exec::LinkClassBytes step_bytes;
   for (int k = 0; k < in.schedule.ranks; ++k) {
     for (const auto& pt : t.per_rank[static_cast<std::size_t>(k)]) {
@@ -242,6 +242,14 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
   for (const auto& l : in.topology.links()) capacity[static_cast<std::size_t>(l.link_class)] += l.capacity_bytes_per_s;
   for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) {
     if (capacity[c] <= 0) continue;
+    // Self-check: the links of a class cannot have carried more than their capacity over the step. More means a
+    // part of the step was timed as if its traffic had the links to itself, or its bytes were miscounted.
+    if (step_bytes.bytes[c] > capacity[c] * r.step_time_s * (1 + 1e-9)) {
+      throw core::InternalError(fmt::format(
+          "the {} links carried {:.4g} B in a {:.4g} s step, {:.1f}% of their {:.4g} B/s together: more than they can",
+          topo::to_string(static_cast<topo::LinkClass>(c)), step_bytes.bytes[c], r.step_time_s,
+          100 * step_bytes.bytes[c] / (capacity[c] * r.step_time_s), capacity[c]));
+    }
     r.links.push_back({std::string(topo::to_string(static_cast<topo::LinkClass>(c))), step_bytes.bytes[c],
                        step_bytes.bytes[c] / (capacity[c] * r.step_time_s)});
   }

@@ -143,6 +143,9 @@ class StepRun {
   model::MicroBatch prepare_layout() {
     const auto& L = map_.layout();
     check_layout(sc_, spec_, map_);
+    const auto& gpu = cost_.device();
+    check_step_fits_clock(sc_, spec_, map_.gpus(),
+                          std::max({gpu.bf16_flops_per_s, gpu.fp8_flops_per_s, gpu.mxfp8_flops_per_s, gpu.nvfp4_flops_per_s}));
     microbatches_ = microbatches_per_pipeline(sc_, L);
     schedule_ = make_schedule_for(sc_, L, microbatches_);
     model::MicroBatch mb;
@@ -269,6 +272,10 @@ class StepRun {
       ctx.fsdp.dense = map_.dp_group(ctx.gpus.front());
       ctx.fsdp.experts = map_.expert_dp_group(ctx.gpus.front());
       ctx.fsdp.gradient_bytes = sc_.precision.gradient_reduce_bytes;
+      // The stage has stage_ranks / |group| copies of each group; the step counts one pass's bytes per block.
+      const double stage = static_cast<double>(parallel::stage_ranks(L)), blocks = parallel::pass_blocks_per_stage(L);
+      ctx.fsdp.dense_copies_per_block = stage / static_cast<double>(ctx.fsdp.dense.size()) / blocks;
+      ctx.fsdp.expert_copies_per_block = stage / static_cast<double>(ctx.fsdp.experts.size()) / blocks;
     }
     ctx.recompute = sc_.recompute;
     ctx.moe = moe_layers_;

@@ -172,11 +172,14 @@ class StagePassBuilder {
     for (int g = 0; g < threads(); ++g) members.push_back(first_ + g);
     std::vector<int> out;
     if (dense > 0 && ctx_.fsdp.dense.size() > 1) {
-      out.push_back(p_.add_collective({kind, ctx_.fsdp.dense, dense * bytes_per_param, nullptr, label(what, block)}, members));
+      CollectiveCall call{kind, ctx_.fsdp.dense, dense * bytes_per_param, nullptr, label(what, block)};
+      call.copies_per_block = ctx_.fsdp.dense_copies_per_block;
+      out.push_back(p_.add_collective(std::move(call), members));
     }
     if (routed > 0 && ctx_.fsdp.experts.size() > 1) {
-      out.push_back(p_.add_collective({kind, ctx_.fsdp.experts, routed * bytes_per_param, nullptr,
-                                       label(what, block) + " (experts)"}, members));
+      CollectiveCall call{kind, ctx_.fsdp.experts, routed * bytes_per_param, nullptr, label(what, block) + " (experts)"};
+      call.copies_per_block = ctx_.fsdp.expert_copies_per_block;
+      out.push_back(p_.add_collective(std::move(call), members));
     }
     for (int c : out) issue(c);
     return out;

@@ -48,6 +48,10 @@ struct CollectiveCall {
   // the collective on its own and the call completing when all have.
   int group_size = 0;
   int group_stride = 1;
+  // Copies of this collective the stage runs per pass of a block, where the pass holds one copy of a collective
+  // that spans blocks (FSDP's DP groups: the stage has TP of them and more blocks than that): the step counts the
+  // bytes of the copies it does not simulate (PassRunner). 1 for a collective inside the block.
+  double copies_per_block = 1;
 };
 
 // What one step of a thread does. Op categories name where compute time goes in the breakdown.

@@ -67,6 +67,11 @@ const std::vector<BadInput> kBadInputs = {
     {"run scenarios/k3-h200-2048.yaml --set bf16_gemm_kernels=cuda11", {"k3-h200-2048.yaml", "bf16_gemm_kernels", "H200"},
      "cuda12"},
     {"run scenarios/k3-h200-2048.yaml --set bf16_gemm_kernels=cuda10", {"bf16_gemm_kernels"}, "cuda11"},
+    // a step beyond the simulated clock: 1e10-token sequences, and 1e13 sequences of 4,096 tokens
+    {"run scenarios/k3-h200-2048.yaml --set batch.seq_len=10000000000", {"k3-h200-2048.yaml", "batch.seq_len"},
+     "under 86400 s at peak"},
+    {"run scenarios/k3-h200-2048.yaml --set batch.global_batch_seqs=10000000000000",
+     {"k3-h200-2048.yaml", "batch.global_batch_seqs"}, "under 86400 s at peak"},
     // calibrate / profile
     {"calibrate --backend tpu --out x.json", {"--backend", "tpu"}, "{cuda,cpu}"},
     {"profile diff /nonexistent/a.json /nonexistent/b.json", {"/nonexistent/a.json"}, "profile"},

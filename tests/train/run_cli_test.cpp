@@ -197,3 +197,20 @@ TEST(RunCli, BatchThatDoesNotSplitOverDpNamesTheNearestLegalBatches) {
   EXPECT_NE(r.err.find("batch.global_batch_seqs"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("a multiple of DP = 32, the nearest being 224 and 256"), std::string::npos) << r.err;
 }
+
+// Issue 42: Megatron-Core's FSDP layout of Qwen3-235B (shared/validation/megatron-moe-qwen3-235b.csv: TP2 EP8 PP1,
+// MBS4, full recompute) gathers each layer's dense and expert parameters at once beside the reduce-scatters. Those
+// collectives share the NICs, and the step counts each DP group's bytes once: no link class carries more than its
+// capacity over the step (it was 324% on the NICs when they were timed alone and counted per EP block).
+TEST(RunCli, FsdpLayoutNeverExceedsALinksCapacity) {
+  const auto r = run_k3sim(
+      "run scenarios/qwen3-235b-h100-256.yaml --set parallel.tp=2 --set parallel.ep=8 --set parallel.etp=1 "
+      "--set parallel.pp=1 --set parallel.vpp=1 --set parallel.schedule=1f1b --set parallel.fsdp=true "
+      "--set parallel.zero=3 --set batch.micro_batch_seqs=4 --set recompute=full --samples 0 --json");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j.at("links").empty());
+  for (const auto& l : j.at("links")) {
+    EXPECT_LE(l.at("mean_utilisation").get<double>(), 1.0) << l.at("link_class");
+  }
+}
