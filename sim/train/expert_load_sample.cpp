@@ -1,9 +1,13 @@
 #include "sim/train/expert_load_sample.hpp"
 
-#include <fmt/format.h>
+#include <xxhash.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "model/routing/synthetic_router.hpp"
 
@@ -11,17 +15,49 @@ namespace k3::train {
 
 namespace {
 
-// Everything sample_moe reads, as text: runs whose keys are equal draw the same sample. The balancer state
-// enters by its file (one search or band reads one file), and the group by its GPUs.
-std::string moe_sample_key(const workload::MoeSamplingSpec& m, const workload::ExpertLoadSpec& load) {
-  std::string key = fmt::format(
-      "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", m.model_name, m.experts, m.top_k, m.width,
-      m.gpus_per_node, m.node_limit, m.copy_per_expert, m.dispatch_bytes_per_element, m.combine_bytes_per_element,
-      m.gradient_bytes_per_element, m.tokens_per_gpu, m.balanced, m.balancer, m.balancer_steps,
-      m.balancer_tokens_per_rank, m.bins, m.sample_tokens, m.distinct_samples, m.seed, static_cast<int>(load.kind),
-      load.kind == workload::ExpertLoadKind::state ? load.state : std::string());
-  for (const auto g : m.group) key += fmt::format("{},", g);
-  return key;
+// Bytes of each value in turn, for one XXH3-128 digest: fixed-size values as they are, strings and vectors after
+// their length (so that "ab","c" and "a","bc" differ).
+class KeyBytes {
+ public:
+  template <typename T>
+    requires std::is_arithmetic_v<T>
+  void add(T v) { bytes_.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  void add(const std::string& s) {
+    add(s.size());
+    bytes_ += s;
+  }
+  template <typename T>
+  void add(const std::vector<T>& v) {
+    add(v.size());
+    for (const auto& x : v) add(x);
+  }
+  std::pair<std::uint64_t, std::uint64_t> digest() const {
+    const XXH128_hash_t h = XXH3_128bits(bytes_.data(), bytes_.size());
+    return {h.high64, h.low64};
+  }
+
+ private:
+  std::string bytes_;
+};
+
+// Everything sample_moe reads: runs whose keys are equal draw the same sample. Every field of the spec is bound
+// below by name, so a field added to MoeSamplingSpec does not compile here until it is hashed or its omission is
+// said; the balancer state enters by its file (one search or band reads one file), not by its address.
+StepReuse::MoeSampleKey moe_sample_key(const workload::MoeSamplingSpec& m, const workload::ExpertLoadSpec& load) {
+  const auto& [model_name, experts, top_k, width, group, gpus_per_node, node_limit, copy_per_expert, dispatch_bytes,
+               combine_bytes, gradient_bytes, tokens_per_gpu, balanced, balancer, balancer_steps,
+               balancer_tokens_per_rank, bins, state, state_at, sample_tokens, distinct_samples, seed] = m;
+  static_cast<void>(state);     // its content is the file named in `load`, hashed below
+  static_cast<void>(state_at);  // where the file was named, for error messages only
+  KeyBytes k;
+  k.add(model_name);
+  k.add(experts), k.add(top_k), k.add(width), k.add(group), k.add(gpus_per_node), k.add(node_limit);
+  k.add(copy_per_expert), k.add(dispatch_bytes), k.add(combine_bytes), k.add(gradient_bytes), k.add(tokens_per_gpu);
+  k.add(balanced), k.add(balancer), k.add(balancer_steps), k.add(balancer_tokens_per_rank), k.add(bins);
+  k.add(sample_tokens), k.add(distinct_samples), k.add(seed);
+  k.add(static_cast<int>(load.kind));
+  k.add(load.kind == workload::ExpertLoadKind::state ? load.state : std::string());
+  return k.digest();
 }
 
 // The synthetic router's settings and the batch the expert load was counted from: they shape the traffic

@@ -1,10 +1,12 @@
 #pragma once
 // What the runs of one uncertainty band or the candidates of one plan search share (StepOptions::reuse).
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "sim/exec/pass_runner.hpp"
@@ -24,7 +26,9 @@ namespace k3::train {
 // kept for the reuse's lifetime.
 struct StepReuse {
   std::mutex mutex;
-  std::map<std::string, std::shared_ptr<const workload::MoeSample>> moe;  // by moe_sample_key
+  // The sampled expert load by an XXH3-128 digest of its whole sampling spec (expert_load_sample.cpp).
+  using MoeSampleKey = std::pair<std::uint64_t, std::uint64_t>;
+  std::map<MoeSampleKey, std::shared_ptr<const workload::MoeSample>> moe;
   // The routing the samples are drawn from, by workload::routed_traffic_key: samples that differ only in the
   // micro-batch's tokens, the element bytes, the expert load or the GPUs' numbering share one.
   std::map<std::string, std::shared_ptr<const workload::RoutedTraffic>> routed;
