@@ -162,17 +162,18 @@ void add_links(Report& report, const nlohmann::json& step, const std::string& k)
   const auto& links = step.at("links");
   if (links.empty()) return;
   Section& s = report.add_section("links", "Network: bytes and utilisation per link class");
-  s.paragraph("Bytes every link of a class carried in one step (whole cluster), and the utilisation of the busiest "
-              "link of the class over the step.");
+  s.paragraph("Bytes every link of a class carried in one step (whole cluster), and the mean utilisation of the "
+              "class's links over the step: those bytes over the class's capacity times the step time (k3sim checks "
+              "that it never passes 100 %).");
   BarChart bytes, util;
   bytes.title = "Bytes per step per link class";
   bytes.category_label = "Link class";
   bytes.value_axis = {"Bytes", "TB", true};
-  util.title = "Utilisation of the busiest link";
+  util.title = "Mean utilisation of the class's links";
   util.category_label = "Link class";
   util.value_axis = {"Utilisation", "%", false};
   BarSeries b{"", {}}, u{"", {}};
-  Table t({{"Link class", ""}, {"Bytes per step", "TB"}, {"Busiest-link utilisation", "%"}});
+  Table t({{"Link class", ""}, {"Bytes per step", "TB"}, {"Mean utilisation", "%"}});
   for (std::size_t i = 0; i < links.size(); ++i) {
     const auto& l = links[i];
     const double by = l.at("bytes").get<double>(), ut = l.at("mean_utilisation").get<double>();

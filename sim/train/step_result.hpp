@@ -34,7 +34,7 @@ inline double memory_total(const std::vector<MemoryShare>& shares) {
 struct LinkClassUse {
   std::string link_class;       // nvlink, nic, leaf_spine, ...
   double bytes = 0;             // carried in the simulated window (all links of the class)
-  double mean_utilisation = 0;  // of the busiest link of the class over the step, in [0, 1]
+  double mean_utilisation = 0;  // bytes / (the class's capacity x step time), in [0, 1] (checked)
 };
 
 // One interval on a timeline track, for the trace and the report's Gantt chart.
