@@ -12,7 +12,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"k3sim: step time, all-to-all traffic, KV cache and load balancing of MoE models on GPU clusters"};
-  app.set_version_flag("--version", std::string(k3::core::version_string()));
+  app.set_version_flag("--version", std::string(k3::core::version_string()) + ", commit " +
+                                        std::string(k3::core::source_commit()));
   app.require_subcommand(1);
   app.fallthrough(false);
   int exit_status = 0;

@@ -104,16 +104,16 @@ std::string step_to_text(const train::StepResult& r) {
   out += fmt::format("{}: {} on {} ({} GPUs), {} network model\n", r.scenario, r.model, r.topology, r.gpus,
                      r.network_model);
   out += fmt::format("  step time            {:>12.3f} s\n", r.step_time_s);
-  out += fmt::format("  tokens per step      {:>12.4g} tokens\n", r.tokens_per_step);
-  out += fmt::format("  throughput           {:>12.4g} tokens/s\n", r.tokens_per_s);
+  out += fmt::format("  tokens per step      {:>12} tokens\n", core::format_count(r.tokens_per_step));
+  out += fmt::format("  throughput           {:>12} tokens/s\n", core::format_count(r.tokens_per_s));
   out += fmt::format("  model FLOPs per GPU  {:>12.1f} TFLOP/s (causal attention, no recomputation counted)\n",
                      r.tflops_per_gpu);
   out += fmt::format("  MFU                  {:>12.1f} % of {:.0f} TFLOP/s BF16", 100 * r.mfu,
                      r.peak_flops_per_s_bf16 / 1e12);
   if (r.mfu_fp8 > 0) out += fmt::format(" ({:.1f} % of {:.0f} TFLOP/s FP8)", 100 * r.mfu_fp8, r.peak_flops_per_s_fp8 / 1e12);
   out += "\n";
-  out += fmt::format("  GPU-hours per 1e12 tokens {:>7.4g} GPU-h", r.gpu_hours_per_trillion_tokens);
-  if (r.cost_per_trillion_tokens > 0) out += fmt::format(" (USD {:.4g})", r.cost_per_trillion_tokens);
+  out += fmt::format("  GPU-hours per 1T tokens {:>9} GPU-h", core::format_count(r.gpu_hours_per_trillion_tokens));
+  if (r.cost_per_trillion_tokens > 0) out += fmt::format(" (USD {})", core::format_count(r.cost_per_trillion_tokens));
   out += fmt::format("\n  micro-batches per pipeline {}\n", r.microbatches);
   const auto& L = r.layout;
   out += fmt::format("  layout               TP {} x PP {}{} x DP {} (CP {}), EP {} x expert DP {}{}, ZeRO-{}, {} schedule, "

@@ -64,7 +64,7 @@ void attach_traffic(CLI::App& command, int& exit_status) {
   auto opt = std::make_shared<TrafficOptions>();
   auto* cmd = &command;
   cmd->option_defaults()->always_capture_default();  // --report lists every option as run
-  cmd->add_option("models", opt->models, "Model presets (default: k3 k3-448)");
+  cmd->add_option("models", opt->models, "Model presets, space- or comma-separated (default: k3 k3-448)")->delimiter(',');
   cmd->add_option("--ep", opt->ep, "Expert-parallel group size (GPUs)")->required();
   cmd->add_option("--gpus-per-node", opt->gpus_per_node, "GPUs per node (default 8)");
   cmd->add_option("--tokens-per-gpu", opt->tokens_per_gpu, "Tokens sampled on each GPU (default 512)");

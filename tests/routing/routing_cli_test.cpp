@@ -23,6 +23,15 @@ TEST(TrafficCli, JsonNamesAndLatentClaim) {
   EXPECT_GT(doc["models"][0]["dedup_factor"]["node"].get<double>(), doc["models"][1]["dedup_factor"]["node"].get<double>());
 }
 
+// README's form: the models as one comma-separated word give the same output as two words.
+TEST(TrafficCli, CommaSeparatedModelsAreTheSameAsSeparateWords) {
+  const auto commas = run_k3sim("traffic deepseek-v3,k3 --ep 16 --tokens-per-gpu 64 --json");
+  const auto words = run_k3sim("traffic deepseek-v3 k3 --ep 16 --tokens-per-gpu 64 --json");
+  ASSERT_EQ(commas.exit_status, 0) << commas.err;
+  EXPECT_EQ(commas.out, words.out);
+  EXPECT_EQ(nlohmann::json::parse(commas.out)["models"].size(), 2u);
+}
+
 TEST(BalanceCli, JsonRunsCsvAndSameSeedSameOutput) {
   const std::string args = "balance --model k3-448 --balancer qb-hist,sign --steps 4 --ranks 2 --tokens-per-rank 256";
   const std::string csv = std::string(K3SIM_BINARY_DIR) + "/routing-cli-curve.csv";
