@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/quantity.hpp"
+
 namespace k3::results {
 
 namespace {
@@ -23,7 +25,8 @@ nlohmann::json kv_json(const serve::RankKvCapacity& k) {
           {"pages_per_gpu", k.pages}};
 }
 
-std::string ms(double s) { return fmt::format("{:.1f} ms", s * 1e3); }
+// A latency in the unit that keeps it short: "53.70 ms", "23.883 s".
+std::string latency(double s) { return core::format_seconds(s); }
 
 }  // namespace
 
@@ -92,7 +95,7 @@ std::string serve_to_text(const serve::ServeResult& r) {
   line(fmt::format("  per GPU         input {:.0f} tokens/s, output {:.0f} tokens/s", r.input_tokens_per_s / r.gpus,
                    r.output_tokens_per_s / r.gpus));
   auto stats = [&](const char* name, const serve::LatencyStats& x) {
-    line(fmt::format("{:<17} mean {}, P50 {}, P90 {}, P99 {}", name, ms(x.mean), ms(x.p50), ms(x.p90), ms(x.p99)));
+    line(fmt::format("{:<17} mean {}, P50 {}, P90 {}, P99 {}", name, latency(x.mean), latency(x.p50), latency(x.p90), latency(x.p99)));
   };
   stats("TTFT", r.ttft);
   if (r.tpot.max > 0) {
@@ -102,7 +105,7 @@ std::string serve_to_text(const serve::ServeResult& r) {
   }
   stats("end-to-end", r.e2e);
   line(fmt::format("goodput           {:.2f} requests/s meet TTFT <= {} and TPOT <= {} ({:.1f}% of requests)",
-                   r.goodput_requests_per_s, ms(r.slo_ttft_s), ms(r.slo_tpot_s), 100 * r.slo_attainment));
+                   r.goodput_requests_per_s, latency(r.slo_ttft_s), latency(r.slo_tpot_s), 100 * r.slo_attainment));
   line(fmt::format("decode batch      {:.1f} sequences per attention-DP rank (time-weighted), {:.2f} tokens per step",
                    r.mean_decode_batch_per_rank, r.tokens_per_decode_step));
   line(fmt::format("KV cache          peak {:.1f}% of decode pages; per decode GPU {:.1f} GB weights, {:.1f} GB free, "
@@ -113,9 +116,9 @@ std::string serve_to_text(const serve::ServeResult& r) {
     const auto& b = p.mean_breakdown;
     line(fmt::format("{:<8} iteration {} mean over {} ({:.0f} {} per rank): attention {}, routed experts {}, other "
                      "compute {}, all-to-all {} (before overlap)",
-                     p.phase, ms(p.mean_iteration_s), p.iterations, p.mean_tokens_per_rank,
-                     p.phase == "decode" ? "sequences" : "prefill tokens", ms(b.attention), ms(b.experts),
-                     ms(b.other_compute), ms(b.communication)));
+                     p.phase, latency(p.mean_iteration_s), p.iterations, p.mean_tokens_per_rank,
+                     p.phase == "decode" ? "sequences" : "prefill tokens", latency(b.attention), latency(b.experts),
+                     latency(b.other_compute), latency(b.communication)));
   }
   if (r.usd_per_million_output_tokens)
     line(fmt::format("cost              ${:.3f} per 1M output tokens", *r.usd_per_million_output_tokens));

@@ -4,12 +4,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/routing/model_shape.hpp"
 #include "model/routing/uniform_traffic.hpp"
+#include "core/quantity.hpp"
 #include "core/version.hpp"
 #include "results/traffic_output.hpp"
 #include "reports/sections/traffic.hpp"
@@ -37,9 +40,14 @@ void print_text(const std::vector<nlohmann::json>& rows) {
   fmt::print("{:<34}", "");
   for (const auto& r : rows) fmt::print("{:>16}", r["model"].get<std::string>());
   fmt::print("\n");
+  // Bytes carry their own binary prefix and unit; other quantities of 10,000 or more a decimal prefix.
   auto line = [&](const char* label, auto value_of, const char* unit) {
-    fmt::print("{:<34}", fmt::format("{} [{}]", label, unit));
-    for (const auto& r : rows) fmt::print("{:>16.4g}", value_of(r));
+    const bool bytes = std::string_view(unit) == "B";
+    fmt::print("{:<34}", bytes ? std::string(label) : fmt::format("{} [{}]", label, unit));
+    for (const auto& r : rows) {
+      const double v = value_of(r);
+      fmt::print("{:>16}", bytes ? core::format_bytes(v) : std::fabs(v) >= 1e4 ? core::format_count(v) : fmt::format("{:.4g}", v));
+    }
     fmt::print("\n");
   };
   line("routed experts", [](const nlohmann::json& r) { return r["experts"].get<double>(); }, "count");
