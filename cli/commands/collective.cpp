@@ -10,7 +10,6 @@
 #include "core/error.hpp"
 #include "core/quantity.hpp"
 #include "core/registry.hpp"
-#include "sim/cost/kernel_table_import.hpp"
 #include "sim/cost/measured_links.hpp"
 #include "sim/net/network_factory.hpp"
 #include "topologies/load.hpp"
@@ -64,10 +63,8 @@ void run(const CollectiveOptions& o) {
   // Each link class carries the share of its line rate that NCCL reached on the GPU itself (its measured kernel
   // tables, as `run` takes it), else the topology's measurements of the link technology (its `achievable:`).
   core::Provenance links;
-  net::MeasuredLinkRates measured{};
-  if (const auto tables = cost::shipped_kernel_tables_of(topology.gpu_type().name))
-    measured = cost::nccl_link_rates(*tables, topology);
-  net::LinkEfficiency efficiency = net::register_link_figures(topology, links, measured);
+  net::LinkEfficiency efficiency =
+      net::register_link_figures(topology, links, cost::shipped_nccl_link_rates(topology));
   if (net::uses_sm_copies(algorithm)) efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(links);
   nlohmann::json used = nlohmann::json::array();
   for (const auto& e : links.entries()) {

@@ -1,19 +1,14 @@
 #include "kernels/harness/timing.hpp"
 
 #include <algorithm>
-#include <cmath>
 
-#include "core/error.hpp"
+#include "core/statistics.hpp"
 
 namespace k3::kernels {
 
 double percentile(std::vector<double> values, double q) {
-  K3SIM_ASSERT(!values.empty() && q >= 0 && q <= 1, "percentile: empty input or q outside [0, 1]");
   std::sort(values.begin(), values.end());
-  const double pos = q * static_cast<double>(values.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t hi = std::min(lo + 1, values.size() - 1);
-  return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
+  return core::quantile_of_sorted(values, q);
 }
 
 Timing summarize(std::vector<double> samples_s) {

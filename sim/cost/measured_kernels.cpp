@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 
+#include "core/statistics.hpp"
+
 namespace k3::cost {
 
 namespace {
@@ -79,8 +81,7 @@ std::optional<MeasuredShare> hbm_stream_share(const KernelTables& tables, double
   }
   if (shares.empty()) return std::nullopt;
   std::sort(shares.begin(), shares.end());
-  const std::size_t h = shares.size() / 2;
-  const double median = shares.size() % 2 == 1 ? shares[h] : (shares[h - 1] + shares[h]) / 2;
+  const double median = core::quantile_of_sorted(shares, 0.5);
   if (!(median <= 1)) return std::nullopt;
   return MeasuredShare{median, shares.front(), std::min(shares.back(), 1.0),
                        fmt::format("{} BF16 GEMM at m = {:g} ({}, {}; {}): {} shapes with at least 256 MiB of weights "

@@ -8,6 +8,8 @@
 #include <limits>
 #include <vector>
 
+#include "sim/cost/kernel_table_import.hpp"
+
 namespace k3::cost {
 namespace {
 
@@ -95,6 +97,11 @@ net::MeasuredLinkRates nccl_link_rates(const KernelTables& tables, const topo::T
       n, gather->axes[1].values.back() * kHalfBytes / (1 << 20), line / 1e9);
   out[static_cast<std::size_t>(topo::LinkClass::nvlink)] = m;
   return out;
+}
+
+net::MeasuredLinkRates shipped_nccl_link_rates(const topo::Topology& topology) {
+  const auto tables = shipped_kernel_tables_of(topology.gpu_type().name);
+  return tables ? nccl_link_rates(*tables, topology) : net::MeasuredLinkRates{};
 }
 
 }  // namespace k3::cost

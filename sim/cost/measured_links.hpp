@@ -21,5 +21,7 @@
 namespace k3::cost {
 
 net::MeasuredLinkRates nccl_link_rates(const KernelTables& tables, const topo::Topology& topology);
+// The same from the shipped tables of the topology's GPU type; nothing where none ship.
+net::MeasuredLinkRates shipped_nccl_link_rates(const topo::Topology& topology);
 
 }  // namespace k3::cost

@@ -1,7 +1,8 @@
 #include "sim/serve/serve_result.hpp"
 
 #include <algorithm>
-#include <cmath>
+
+#include "core/statistics.hpp"
 
 namespace k3::serve {
 
@@ -9,12 +10,7 @@ LatencyStats latency_stats(std::vector<double> v) {
   LatencyStats s;
   if (v.empty()) return s;
   std::sort(v.begin(), v.end());
-  auto at = [&](double p) {
-    const double x = p * static_cast<double>(v.size() - 1);
-    const auto i = static_cast<std::size_t>(std::floor(x));
-    const std::size_t j = std::min(i + 1, v.size() - 1);
-    return v[i] + (v[j] - v[i]) * (x - static_cast<double>(i));
-  };
+  const auto at = [&](double p) { return core::quantile_of_sorted(v, p); };
   double sum = 0;
   for (double x : v) sum += x;
   s.mean = sum / static_cast<double>(v.size());

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/statistics.hpp"
 #include "core/threads.hpp"
 #include "core/parallel_for.hpp"
 #include "core/rng.hpp"
@@ -37,13 +38,7 @@ double memory_of(const StepResult& r) { return memory_total(r.memory); }
 
 Quantiles quantiles(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  const auto at = [&](double q) {
-    const double pos = q * static_cast<double>(v.size() - 1);
-    const auto i = static_cast<std::size_t>(std::floor(pos));
-    const std::size_t j = std::min(i + 1, v.size() - 1);
-    return v[i] + (pos - static_cast<double>(i)) * (v[j] - v[i]);
-  };
-  return {at(0.1), at(0.5), at(0.9)};
+  return {core::quantile_of_sorted(v, 0.1), core::quantile_of_sorted(v, 0.5), core::quantile_of_sorted(v, 0.9)};
 }
 
 std::vector<std::map<std::string, double, std::less<>>> band_samples(const std::vector<core::ProvenanceEntry>& entries,

@@ -18,6 +18,10 @@ cost::DeviceModel device_of(const topo::GpuType& g) {
           g.nvfp4_flops_per_s};
 }
 
+// The tables were measured on a 2025-2026 software stack (CUDA 12-13 libraries): a run that states the CUDA 11 one
+// keeps that stack's own GEMM measurement and the roofline, as does one that asks for the roofline.
+bool prices_from_tables(const StepSpec& sc) { return !sc.roofline_kernels && !sc.bf16_gemm_cuda11; }
+
 }  // namespace
 
 cost::OpCostModel make_step_cost_model(const StepSpec& sc, const topo::Topology& topo,
@@ -26,9 +30,7 @@ cost::OpCostModel make_step_cost_model(const StepSpec& sc, const topo::Topology&
   kernels.attention = sc.unfused_attention ? cost::AttentionKernel::unfused : cost::AttentionKernel::flash;
   kernels.fp8 = sc.fp8_gemm_kernels;
   kernels.bf16 = sc.bf16_gemm_cuda11 ? cost::Bf16GemmKernels::cuda11 : cost::Bf16GemmKernels::cuda12;
-  // The tables were measured on a 2025-2026 software stack (CUDA 12-13 libraries): a run that states the CUDA 11 one
-  // keeps that stack's own GEMM measurement and the roofline.
-  if (!sc.roofline_kernels && !sc.bf16_gemm_cuda11) kernels.measured = cost::shipped_kernel_tables_of(topo.gpu_type().name);
+  if (prices_from_tables(sc)) kernels.measured = cost::shipped_kernel_tables_of(topo.gpu_type().name);
   try {
     return cost::OpCostModel(device_of(topo.gpu_type()), profile, sc.precision.gemm, kernels, prov);
   } catch (const InputError& e) {
@@ -41,12 +43,8 @@ exec::PassRunnerConfig make_step_runner_config(const StepSpec& sc, const topo::T
                                                core::Provenance& prov) {
   exec::PassRunnerConfig c;
   // NVLink at the rate NCCL reached on the GPU itself, where its tables ship and kernels are priced from tables.
-  net::MeasuredLinkRates measured_links{};
-  if (!sc.roofline_kernels && !sc.bf16_gemm_cuda11) {
-    if (const auto tables = cost::shipped_kernel_tables_of(topo.gpu_type().name))
-      measured_links = cost::nccl_link_rates(*tables, topo);
-  }
-  c.efficiency = net::register_link_figures(topo, prov, measured_links);
+  c.efficiency = net::register_link_figures(
+      topo, prov, prices_from_tables(sc) ? cost::shipped_nccl_link_rates(topo) : net::MeasuredLinkRates{});
   if (reuse != nullptr) {
     c.solo_memo = reuse->collectives;
     c.replays = reuse->replays;
