@@ -20,9 +20,10 @@ class PassRun {
         pc_(p.threads.size(), 0), accounts_(p.threads.size()), by_category_(p.threads.size()),
         measured_by_category_(p.threads.size()),
         blocked_since_(p.threads.size()),
-        stream_busy_(p.gpus.size(), false), stream_queue_(p.gpus.size()),
+        stream_(p.gpus.size()), stream_queue_(p.gpus.size()), comm_members_(p.gpus.size(), 0),
         issued_(p.collectives.size(), 0), done_(p.collectives.size(), false),
         waiters_(p.collectives.size()), alone_on_gpu_(p.gpus.size(), false) {
+    K3SIM_ASSERT(slowdown >= 1.0, "a communication kernel cannot speed compute up");
     std::vector<int> threads_on(p.gpus.size(), 0);
     for (const auto& th : p.threads) ++threads_on[static_cast<std::size_t>(th.gpu_slot)];
     for (std::size_t g = 0; g < threads_on.size(); ++g) alone_on_gpu_[g] = threads_on[g] == 1;
@@ -63,18 +64,37 @@ class PassRun {
   }
 
  private:
+  // The compute running on one GPU's stream: one step, or a thread's run of consecutive steps when no other
+  // thread shares the GPU. Its nominal work (the steps' durations on all SMs) drains at full rate, or at
+  // 1 / slowdown while a communication kernel holds SMs of that GPU.
+  struct Segment {
+    // Where the wall clock stood when the segment had drained `drained` of its nominal work, and whether it
+    // was slowed from there on: one at the start and one per change of speed, so each step's end is exact.
+    struct Pace {
+      SimTime wall;
+      SimTime drained;
+      bool slowed;
+    };
+    bool running = false;
+    int thread = 0;
+    std::size_t steps = 0;
+    SimTime nominal_total;
+    std::vector<Pace> paces;
+    engine::EventHandle end;
+  };
+
   void advance(int t) {
     const auto ti = static_cast<std::size_t>(t);
     const auto& steps = p_.threads[ti].steps;
     while (pc_[ti] < steps.size()) {
       const workload::Step& step = steps[pc_[ti]];
-      if (const auto* c = std::get_if<workload::ComputeStep>(&step)) {
-        request_stream(t, *c);
+      if (std::holds_alternative<workload::ComputeStep>(step)) {
+        request_stream(t);
         return;  // resumes when the compute step ends
       }
       if (const auto* is = std::get_if<workload::IssueStep>(&step)) {
         ++pc_[ti];
-        issue(is->collective);
+        issue(t, is->collective);
         continue;
       }
       const int c = std::get<workload::WaitStep>(step).collective;
@@ -89,7 +109,10 @@ class PassRun {
     accounts_[ti].finish = sim_.now();
   }
 
-  void issue(int c) {
+  // A member's communication kernel starts when it issues and holds its SMs until the collective completes
+  // (it waits on the stragglers in place, as NCCL's and DeepEP's kernels do).
+  void issue(int t, int c) {
+    hold_sms(gpu_of(t), +1);
     const auto ci = static_cast<std::size_t>(c);
     if (++issued_[ci] < p_.participants[ci].size()) return;
     launched_at_[ci] = sim_.now();
@@ -99,6 +122,7 @@ class PassRun {
   void complete(int c) {
     const auto ci = static_cast<std::size_t>(c);
     done_[ci] = true;
+    for (const int t : p_.participants[ci]) hold_sms(gpu_of(t), -1);
     const auto kind = to_string(p_.collectives[ci].kind);
     if (record_ops_) {
       for (const int t : p_.participants[ci]) {
@@ -115,58 +139,107 @@ class PassRun {
     waiters_[ci].clear();
   }
 
-  void request_stream(int t, const workload::ComputeStep& step) {
-    const auto gpu = static_cast<std::size_t>(p_.threads[static_cast<std::size_t>(t)].gpu_slot);
-    if (stream_busy_[gpu]) {
+  std::size_t gpu_of(int t) const { return static_cast<std::size_t>(p_.threads[static_cast<std::size_t>(t)].gpu_slot); }
+  bool slowed(std::size_t gpu) const { return slowdown_ != 1.0 && comm_members_[gpu] > 0; }
+  SimTime wall_time(SimTime nominal, bool slow) const {
+    return slow ? SimTime::from_seconds(nominal.seconds() * slowdown_) : nominal;
+  }
+
+  // Communication kernels on a GPU share the SMs reserved for them (DeepSeek-V3 gives all of its
+  // communication 20 SMs), so compute slows when the first starts and recovers when the last ends.
+  void hold_sms(std::size_t gpu, int change) {
+    const bool before = slowed(gpu);
+    comm_members_[gpu] += change;
+    if (before == slowed(gpu)) return;
+    Segment& seg = stream_[gpu];
+    if (!seg.running) return;
+    const Segment::Pace& last = seg.paces.back();
+    const SimTime elapsed = sim_.now() - last.wall;
+    const SimTime drained = std::min(
+        seg.nominal_total, last.drained + (before ? SimTime::from_seconds(elapsed.seconds() / slowdown_) : elapsed));
+    seg.paces.push_back({sim_.now(), drained, !before});
+    sim_.cancel(seg.end);
+    schedule_end(gpu);
+  }
+
+  void request_stream(int t) {
+    const auto gpu = gpu_of(t);
+    if (stream_[gpu].running) {
       stream_queue_[gpu].push_back({t, sim_.now()});
       return;
     }
-    run_on_stream(t, step, sim_.now());
+    run_on_stream(t, sim_.now());
   }
 
-  void run_on_stream(int t, const workload::ComputeStep& step, SimTime requested) {
+  void run_on_stream(int t, SimTime requested) {
     const auto ti = static_cast<std::size_t>(t);
-    const auto gpu = static_cast<std::size_t>(p_.threads[ti].gpu_slot);
-    stream_busy_[gpu] = true;
+    const auto gpu = gpu_of(t);
     accounts_[ti].stream_wait += sim_.now() - requested;
-    SimTime duration = account(t, gpu, step, sim_.now());
-    std::size_t steps = 1;
+    const auto& list = p_.threads[ti].steps;
+    Segment& seg = stream_[gpu];
+    seg.running = true;
+    seg.thread = t;
+    seg.steps = 1;
+    seg.nominal_total = std::get<workload::ComputeStep>(list[pc_[ti]]).duration;
     if (alone_on_gpu_[gpu]) {
       // No other thread can take this stream, so the thread's next compute steps run back to back whatever
-      // happens elsewhere: one event for the run of them instead of one each (the times are the same sums).
-      const auto& list = p_.threads[ti].steps;
+      // happens elsewhere: one event for the run of them instead of one each.
       for (std::size_t k = pc_[ti] + 1; k < list.size(); ++k) {
         const auto* next = std::get_if<workload::ComputeStep>(&list[k]);
         if (next == nullptr) break;
-        duration += account(t, gpu, *next, sim_.now() + duration);
-        ++steps;
+        seg.nominal_total += next->duration;
+        ++seg.steps;
       }
     }
-    sim_.schedule_after(duration, [this, t, gpu, steps] {
-      stream_busy_[gpu] = false;
-      pc_[static_cast<std::size_t>(t)] += steps;
-      if (!stream_queue_[gpu].empty()) {
-        const auto [next, since] = stream_queue_[gpu].front();
-        stream_queue_[gpu].pop_front();
-        const auto& s = std::get<workload::ComputeStep>(p_.threads[static_cast<std::size_t>(next)]
-                                                  .steps[pc_[static_cast<std::size_t>(next)]]);
-        run_on_stream(next, s, since);
-      }
-      advance(t);
-    });
+    seg.paces.clear();
+    seg.paces.push_back({sim_.now(), SimTime::zero(), slowed(gpu)});
+    schedule_end(gpu);
   }
 
-  // Books one compute step of thread t starting at `start` on the GPU's stream; returns how long it runs.
-  SimTime account(int t, std::size_t gpu, const workload::ComputeStep& step, SimTime start) {
+  void schedule_end(std::size_t gpu) {
+    Segment& seg = stream_[gpu];
+    const Segment::Pace& last = seg.paces.back();
+    seg.end = sim_.schedule_after(wall_time(seg.nominal_total - last.drained, last.slowed),
+                                  [this, gpu] { finish_segment(gpu); });
+  }
+
+  void finish_segment(std::size_t gpu) {
+    Segment& seg = stream_[gpu];
+    seg.running = false;
+    const int t = seg.thread;
     const auto ti = static_cast<std::size_t>(t);
-    const auto duration = scaled_compute(step, slowdown_);
-    accounts_[ti].compute += duration;
-    add_compute(by_category_[ti], step.category, duration);
-    if (step.measured) add_compute(measured_by_category_[ti], step.category, duration);
-    if (record_ops_) {
-      ops_.push_back({static_cast<int>(gpu), t, start, start + duration, std::string(step.category), {}, -1});
+    book(t, gpu, seg);
+    pc_[ti] += seg.steps;
+    if (!stream_queue_[gpu].empty()) {
+      const auto [next, since] = stream_queue_[gpu].front();
+      stream_queue_[gpu].pop_front();
+      run_on_stream(next, since);
     }
-    return duration;
+    advance(t);
+  }
+
+  // Books the segment's steps, each from where the segment had drained the nominal work before it to where
+  // it had drained its own (the paces give the wall time of any point of the nominal work).
+  void book(int t, std::size_t gpu, const Segment& seg) {
+    const auto ti = static_cast<std::size_t>(t);
+    const auto& list = p_.threads[ti].steps;
+    SimTime at = seg.paces.front().wall;
+    SimTime drained;
+    std::size_t pace = 0;
+    for (std::size_t k = 0; k < seg.steps; ++k) {
+      const auto& step = std::get<workload::ComputeStep>(list[pc_[ti] + k]);
+      drained += step.duration;
+      while (pace + 1 < seg.paces.size() && seg.paces[pace + 1].drained <= drained) ++pace;
+      const auto& p = seg.paces[pace];
+      const SimTime until = k + 1 == seg.steps ? sim_.now()
+                                               : std::min(sim_.now(), p.wall + wall_time(drained - p.drained, p.slowed));
+      const SimTime duration = until - at;
+      accounts_[ti].compute += duration;
+      add_compute(by_category_[ti], step.category, duration);
+      if (step.measured) add_compute(measured_by_category_[ti], step.category, duration);
+      if (record_ops_) ops_.push_back({static_cast<int>(gpu), t, at, until, std::string(step.category), {}, -1});
+      at = until;
+    }
   }
 
   // Compute time by category while the pass runs: a handful of categories, each a literal, so a flat list
@@ -194,8 +267,9 @@ class PassRun {
   std::vector<CategoryTimes> by_category_;
   std::vector<CategoryTimes> measured_by_category_;
   std::vector<SimTime> blocked_since_;
-  std::vector<bool> stream_busy_;
+  std::vector<Segment> stream_;
   std::vector<std::deque<std::pair<int, SimTime>>> stream_queue_;
+  std::vector<int> comm_members_;  // per GPU: members of collectives issued there and not yet complete
   std::vector<std::size_t> issued_;
   std::vector<bool> done_;
   std::vector<std::vector<int>> waiters_;
@@ -205,21 +279,15 @@ class PassRun {
 }  // namespace
 
 PassOutcome execute_pass(const workload::PassProgram& program, engine::Simulator& sim, CollectiveLauncher& launcher,
-                         double compute_slowdown, bool record_ops) {
-  return PassRun(program, sim, launcher, compute_slowdown, record_ops).run();
+                         double comm_sm_slowdown, bool record_ops) {
+  return PassRun(program, sim, launcher, comm_sm_slowdown, record_ops).run();
 }
 
-SimTime scaled_compute(const workload::ComputeStep& step, double compute_slowdown) {
-  return SimTime::from_seconds(step.duration.seconds() * compute_slowdown);
-}
-
-SimTime busiest_compute_stream(const workload::PassProgram& program, double compute_slowdown) {
+SimTime busiest_compute_stream(const workload::PassProgram& program) {
   std::vector<SimTime> per_gpu(program.gpus.size(), SimTime::zero());
   for (const auto& t : program.threads) {
     for (const auto& step : t.steps) {
-      if (const auto* c = std::get_if<workload::ComputeStep>(&step)) {
-        per_gpu[static_cast<std::size_t>(t.gpu_slot)] += scaled_compute(*c, compute_slowdown);
-      }
+      if (const auto* c = std::get_if<workload::ComputeStep>(&step)) per_gpu[static_cast<std::size_t>(t.gpu_slot)] += c->duration;
     }
   }
   return per_gpu.empty() ? SimTime::zero() : *std::max_element(per_gpu.begin(), per_gpu.end());

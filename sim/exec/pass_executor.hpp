@@ -1,7 +1,7 @@
 #pragma once
-// Replays a PassProgram on the event engine: per GPU one compute stream (FIFO over the GPU's threads),
-// collectives started on the network when every participant has issued them, threads blocked on them
-// until they complete. Reports how long the pass took and, per thread, where its time went.
+// Replays a PassProgram on the event engine: per GPU one compute stream (FIFO over the GPU's threads) whose
+// speed depends on the communication kernels holding SMs beside it, collectives started on the network when
+// every participant has issued them, threads blocked on them until they complete. Reports how long the pass took and, per thread, where its time went.
 #include <functional>
 #include <map>
 #include <string>
@@ -50,18 +50,16 @@ struct PassOutcome {
 };
 
 // Runs `program` from the simulator's current time until every thread is done. The simulator must have
-// no other pending work. Compute steps run `compute_slowdown` times longer than their nominal duration
-// (e.g. 132 / 112 when 20 of 132 SMs are reserved for communication kernels).
+// no other pending work. A member's communication kernel holds SMs of its GPU from the moment it issues a
+// collective until the collective completes; compute on that GPU meanwhile runs `comm_sm_slowdown` times
+// slower (132 / 112 when communication kernels hold 20 of 132 SMs), and at full speed otherwise.
 // `record_ops` fills PassOutcome::ops (it costs memory on large passes: the trace asks for a few).
 PassOutcome execute_pass(const workload::PassProgram& program, engine::Simulator& sim, CollectiveLauncher& launcher,
-                         double compute_slowdown = 1.0, bool record_ops = false);
+                         double comm_sm_slowdown = 1.0, bool record_ops = false);
 
-// How long one compute step runs under `compute_slowdown`, as execute_pass times it.
-core::SimTime scaled_compute(const workload::ComputeStep& step, double compute_slowdown);
-
-// The longest GPU compute stream of the program: the sum of its compute steps on each GPU, as execute_pass
-// times them. No pass can take less, whatever its collectives do (a GPU runs its compute steps one after
-// another).
-core::SimTime busiest_compute_stream(const workload::PassProgram& program, double compute_slowdown);
+// The longest GPU compute stream of the program: the sum of its compute steps' nominal durations on each
+// GPU. No pass can take less, whatever its collectives do (a GPU runs its compute steps one after another,
+// at best on all of its SMs).
+core::SimTime busiest_compute_stream(const workload::PassProgram& program);
 
 }  // namespace k3::exec

@@ -264,7 +264,7 @@ std::optional<PassOutcome> PassRunner::run_or_share(const workload::PassProgram&
           return std::pair{r.duration, &r.bytes};
         },
         link_bytes);
-    auto outcome = execute_pass(program, sim, launcher, config_.compute_slowdown, record_ops);
+    auto outcome = execute_pass(program, sim, launcher, config_.comm_sm_slowdown, record_ops);
     if (link_bytes != nullptr) add_unsimulated_copies(program, *link_bytes);
     return outcome;
   }
@@ -278,7 +278,7 @@ std::optional<PassOutcome> PassRunner::run_or_share(const workload::PassProgram&
     if (!k) {
       std::vector<std::vector<net::CollectiveSpec>> specs;
       for (const auto& call : program.collectives) specs.push_back(specs_of(call));
-      k = ReplayMemo::Key{config_.network, replay_fingerprint(program, specs, topology_, *links_, config_.compute_slowdown)};
+      k = ReplayMemo::Key{config_.network, replay_fingerprint(program, specs, topology_, *links_, config_.comm_sm_slowdown)};
     }
     record = config_.replays->get(*k, wait, [&] { return replay(program, false); });
     if (!record) return std::nullopt;
@@ -305,7 +305,7 @@ ReplayRecord PassRunner::replay(const workload::PassProgram& program, bool recor
   sim.add_model(*network);
   net::CollectiveEngine engine(sim, *network, topology_);
   EngineLauncher launcher(engine, *this);
-  ReplayRecord out{execute_pass(program, sim, launcher, config_.compute_slowdown, record_ops), {}};
+  ReplayRecord out{execute_pass(program, sim, launcher, config_.comm_sm_slowdown, record_ops), {}};
   check_all_completed(engine, *network);
   collect_link_bytes(*network, topology_, &out.bytes);
   return out;

@@ -26,7 +26,7 @@ struct PassRunnerConfig {
   net::LinkEfficiency efficiency;
   net::CollectiveAlgorithm alltoall = net::CollectiveAlgorithm::flat;   // or deepep
   net::CollectiveAlgorithm allreduce = net::CollectiveAlgorithm::ring;  // TP and DP reductions
-  double compute_slowdown = 1.0;
+  double comm_sm_slowdown = 1.0;  // compute slowdown while a communication kernel holds SMs (execute_pass)
   int deepep_pipeline_chunks = 4;  // DeepEP all-to-alls: NIC copies sent in this many chunks (CollectiveSpec)
   // Collectives already simulated alone, shared by the runs of one uncertainty band or one plan search
   // (entries are keyed by all the collective depends on, so runs that differ do not read each other's);

@@ -105,9 +105,9 @@ class Renaming {
   std::uint32_t next_link_ = 0;
 };
 
-void put_program(const workload::PassProgram& program, double compute_slowdown, CanonicalStream& out) {
+void put_program(const workload::PassProgram& program, double comm_sm_slowdown, CanonicalStream& out) {
   out.put(std::string_view("k3sim replay v1"));
-  out.put(compute_slowdown);
+  out.put(comm_sm_slowdown);
   out.put(static_cast<std::uint64_t>(program.gpus.size()));
   out.put(static_cast<std::uint64_t>(program.threads.size()));
   for (const auto& thread : program.threads) {
@@ -163,10 +163,10 @@ void put_collectives(const std::vector<net::CollectiveSpec>& specs, const topo::
 ReplayFingerprint replay_fingerprint(const workload::PassProgram& program,
                                      const std::vector<std::vector<net::CollectiveSpec>>& specs,
                                      const topo::Topology& topology, const std::vector<net::NetLink>& links,
-                                     double compute_slowdown) {
+                                     double comm_sm_slowdown) {
   K3SIM_ASSERT(specs.size() == program.collectives.size(), "one spec list per collective");
   CanonicalStream out;
-  put_program(program, compute_slowdown, out);
+  put_program(program, comm_sm_slowdown, out);
   Renaming names(program.gpus, topology, links, out);
   for (const auto& group_specs : specs) put_collectives(group_specs, topology, names, out);
   return out.digest();

@@ -35,7 +35,7 @@ struct ReplayFingerprint {
 ReplayFingerprint replay_fingerprint(const workload::PassProgram& program,
                                      const std::vector<std::vector<net::CollectiveSpec>>& specs,
                                      const topo::Topology& topology, const std::vector<net::NetLink>& links,
-                                     double compute_slowdown);
+                                     double comm_sm_slowdown);
 
 // Collectives started together on an idle network (PassRunner::concurrent_time): the same canonical form of
 // their transfers, GPUs numbered in order of first appearance. A collective run alone on other GPUs of a

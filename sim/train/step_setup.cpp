@@ -65,16 +65,16 @@ exec::PassRunnerConfig make_step_runner_config(const StepSpec& sc, const topo::T
   }
   const int sms = topo.gpu_type().sms;
   if (sc.communication.comm_sms > 0 && sms > sc.communication.comm_sms) {
-    // Communication kernels keep their SMs for the whole step (DeepSeek-V3: 20 of 132), so compute
-    // runs on the rest.
+    // While a communication kernel runs on a GPU it holds these SMs (DeepSeek-V3: 20 of 132), so compute
+    // beside it runs on the rest; execute_pass applies the slowdown only while one runs.
     // Memory-bound kernels lose less than their share of SMs, so anywhere from half that slowdown to all
     // of it is plausible.
     const double proportional = static_cast<double>(sms) / (sms - sc.communication.comm_sms);
-    c.compute_slowdown = prov.add("compute.comm_sm_slowdown", proportional, 1 + 0.5 * (proportional - 1),
+    c.comm_sm_slowdown = prov.add("compute.comm_sm_slowdown", proportional, 1 + 0.5 * (proportional - 1),
                                   proportional, "x", core::SourceKind::assumption,
-                                  fmt::format("compute runs on the {} of {} SMs that communication kernels leave "
-                                              "(DeepSeek-V3, arXiv:2412.19437 section 3.2.2: 20 of 132), "
-                                              "slower in proportion; half of that slowdown as the low end",
+                                  fmt::format("while a communication kernel runs on its GPU, compute runs on the {} of "
+                                              "{} SMs it leaves (DeepSeek-V3, arXiv:2412.19437 section 3.2.2: 20 "
+                                              "of 132), slower in proportion; half of that slowdown as the low end",
                                               sms - sc.communication.comm_sms, sms));
   }
   return c;

@@ -109,8 +109,7 @@ class StepRun {
     std::vector<SimTime> compute(stages * (stages + 1) * 4);  // 4 PassParts
     for (const auto& [ck, rep] : pass_representatives()) {
       const auto& [rank, f_stage, b_stage, part] = rep;
-      compute[slot(ck)] =
-          exec::busiest_compute_stream(program_of(rank, f_stage, b_stage, part), runner_.config().compute_slowdown);
+      compute[slot(ck)] = exec::busiest_compute_stream(program_of(rank, f_stage, b_stage, part));
     }
     const auto compute_only = [&](int, int f_stage, int b_stage, workload::PassPart part) {
       return compute[slot(class_key(f_stage, b_stage, part))];

@@ -24,7 +24,7 @@ struct PrecisionSpec {
 struct CommunicationSpec {
   AllToAllAlgorithm alltoall = AllToAllAlgorithm::flat;
   bool blocking_pipeline_p2p = false;  // communication.pipeline_p2p: blocking (the sender waits) or overlapped
-  int comm_sms = 0;      // SMs reserved for communication kernels (DeepEP: 20 on H800)
+  int comm_sms = 0;      // SMs a communication kernel holds while it runs (DeepEP: 20 on H800)
   int node_limit = 0;    // 0: no node-limited routing
 };
 

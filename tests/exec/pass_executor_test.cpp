@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "sim/exec/pass_executor.hpp"
 
 using k3::core::SimTime;
@@ -57,7 +59,8 @@ TEST(PassExecutor, TwoThreadsShareOneComputeStreamAndHideCommunication) {
 TEST(PassExecutor, CollectiveStartsWhenTheLastParticipantIssuesIt) {
   // Two GPUs in one all-to-all of 8 us; GPU 1 computes 30 us before issuing, GPU 0 only 5 us, so the
   // collective runs 30-38 and GPU 0 is exposed 33 us; both then compute 2 us: duration 40 us.
-  // With a compute slowdown of 1.5 every compute step takes 1.5 x as long: 45 + 8 + 3 = 56 us.
+  // A slowdown of 1.5 while communication kernels hold SMs changes nothing here: GPU 0's kernel holds SMs
+  // from 5 to 38 while GPU 0 computes nothing, GPU 1's from 30 to 38, and every compute step runs outside.
   k3::workload::PassProgram p;
   p.gpus = {0, 1};
   p.threads.resize(2);
@@ -76,7 +79,7 @@ TEST(PassExecutor, CollectiveStartsWhenTheLastParticipantIssuesIt) {
   {
     k3::engine::Simulator sim;
     FixedTimeCollectives coll(sim, us(8));
-    EXPECT_EQ(execute_pass(p, sim, coll, 1.5).duration, us(56));
+    EXPECT_EQ(execute_pass(p, sim, coll, 1.5).duration, us(40));
   }
 }
 
@@ -93,4 +96,73 @@ TEST(PassExecutor, IssueWithoutWaitOverlapsCompute) {
   const auto out = k3::exec::execute_pass(p, sim, coll);
   EXPECT_EQ(out.duration, us(9));
   EXPECT_EQ(out.threads[0].exposed_comm.at("all-to-all dispatch"), us(2));
+}
+
+TEST(PassExecutor, ACommunicationKernelHolding20Of132SmsSlowsAConcurrentGemmWhileBothRun) {
+  // The collective's kernel holds 20 of 132 SMs, so compute beside it drains at 112/132 of its speed.
+  // (a) Issue a 66 us collective, then a GEMM of 100 us on all SMs: by 66 us it has drained 66 x 112/132 =
+  //     56 us of work; the other 44 us run alone at full speed, ending at 110 us (not 100 x 132/112 = 117.9 us,
+  //     the scalar reservation). Rounding the drained work to the picosecond moves the end by at most 1 ps.
+  // (b) A 200 us collective outlasts a 56 us GEMM, which runs slowed all along: 56 x 132/112 = 66 us; the
+  //     wait then blocks 134 us.
+  const double slowdown = 132.0 / 112.0;
+  for (const auto& [collective_us, gemm_us, finish_us, compute_us] :
+       {std::tuple{66.0, 100.0, 110.0, 110.0}, std::tuple{200.0, 56.0, 200.0, 66.0}}) {
+    k3::workload::PassProgram p;
+    p.gpus = {0};
+    p.threads.resize(1);
+    const int c = p.add_collective({k3::workload::CollectiveKind::dispatch, {0}, 0, nullptr, "d"}, {0});
+    p.threads[0].steps = {k3::workload::IssueStep{c}, compute(gemm_us), k3::workload::WaitStep{c}};
+    k3::engine::Simulator sim;
+    FixedTimeCollectives coll(sim, us(collective_us));
+    const auto out = execute_pass(p, sim, coll, slowdown);
+    EXPECT_NEAR(static_cast<double>(out.duration.ps()), static_cast<double>(us(finish_us).ps()), 1.0) << gemm_us;
+    EXPECT_NEAR(static_cast<double>(out.threads[0].compute.ps()), static_cast<double>(us(compute_us).ps()), 1.0);
+  }
+}
+
+TEST(PassExecutor, TwoThreadsSlowEachOtherOnlyWhileTheirCollectivesRun) {
+  // The first test's program with compute slowed 1.5x while a collective of the GPU is in flight:
+  // 0-10 A computes alone (nothing in flight). At 10 A issues c0 (10-18); B's 4 us step runs slowed: 10-16.
+  // At 16 B issues c1 (16-24). At 18 c0 ends, but c1 still holds SMs: A's 5 us step starts slowed and by 24
+  // has drained 6 / 1.5 = 4 us; the last 1 us runs at full speed: 18-25. B, woken at 24, waits for the
+  // stream until 25 and runs 6 us alone: 25-31. Duration 31 us; A's compute 10 + 7 = 17 us, B's 6 + 6 = 12 us;
+  // B waited 10 + 1 = 11 us for the stream.
+  k3::workload::PassProgram p;
+  p.gpus = {0};
+  p.threads.resize(2);
+  const int c0 = p.add_collective({k3::workload::CollectiveKind::dispatch, {0}, 0, nullptr, "c0"}, {0});
+  const int c1 = p.add_collective({k3::workload::CollectiveKind::combine, {0}, 0, nullptr, "c1"}, {1});
+  p.threads[0].steps = {compute(10), k3::workload::IssueStep{c0}, k3::workload::WaitStep{c0}, compute(5)};
+  p.threads[1].steps = {compute(4, "attention"), k3::workload::IssueStep{c1}, k3::workload::WaitStep{c1}, compute(6, "attention")};
+  k3::engine::Simulator sim;
+  FixedTimeCollectives coll(sim, us(8));
+  const auto out = execute_pass(p, sim, coll, 1.5, true);
+  EXPECT_EQ(out.duration, us(31));
+  EXPECT_EQ(out.threads[0].finish, us(25));
+  EXPECT_EQ(out.threads[0].compute, us(17));
+  EXPECT_EQ(out.threads[1].compute_by_category.at("attention"), us(12));
+  EXPECT_EQ(out.threads[1].stream_wait, us(11));
+}
+
+TEST(PassExecutor, AThreadsRunOfStepsChangesSpeedBetweenItsSteps) {
+  // Alone on its GPU, the thread's two 6 us steps run as one segment. A 9 us collective issued first holds
+  // SMs (slowdown 1.5): step a drains its 6 us by 9 us (9 / 1.5), step b then runs at full speed 9-15.
+  // Each step is booked its own wall time: a 0-9, b 9-15.
+  k3::workload::PassProgram p;
+  p.gpus = {0};
+  p.threads.resize(1);
+  const int c = p.add_collective({k3::workload::CollectiveKind::dispatch, {0}, 0, nullptr, "d"}, {0});
+  p.threads[0].steps = {k3::workload::IssueStep{c}, compute(6, "a"), compute(6, "b"), k3::workload::WaitStep{c}};
+  k3::engine::Simulator sim;
+  FixedTimeCollectives coll(sim, us(9));
+  const auto out = execute_pass(p, sim, coll, 1.5, true);
+  EXPECT_EQ(out.duration, us(15));
+  EXPECT_EQ(out.threads[0].compute_by_category.at("a"), us(9));
+  EXPECT_EQ(out.threads[0].compute_by_category.at("b"), us(6));
+  ASSERT_EQ(out.ops.size(), 3u);  // the collective (booked when it ends) and the two compute steps
+  EXPECT_EQ(out.ops[1].kind, "a");
+  EXPECT_EQ(out.ops[1].end, us(9));
+  EXPECT_EQ(out.ops[2].start, us(9));
+  EXPECT_EQ(out.ops[2].end, us(15));
 }

@@ -1,6 +1,8 @@
 // The include graph follows the floors: every include of the tree goes down (README "Layout").
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <fstream>
 
 #include "tests/layering/floors.hpp"
@@ -21,7 +23,11 @@ TEST(Layering, EveryIncludeOfTheTreeGoesDown) {
 class LayeringOnATree : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::path(K3SIM_BINARY_DIR) / ("layering-tree-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+    // ctest runs each test in its own process, several at once: the test's name and the process id keep
+    // their trees apart (gtest's random seed is the clock and was shared by two tests started together).
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    root_ = fs::path(K3SIM_BINARY_DIR) /
+            ("layering-tree-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
     fs::remove_all(root_);
   }
   void TearDown() override { fs::remove_all(root_); }
