@@ -19,6 +19,7 @@ void attach_validate(CLI::App& command, int& exit_status);
 void attach_serve(CLI::App& command, int& exit_status);
 void attach_list(CLI::App& command, int& exit_status);
 void attach_report(CLI::App& command, int& exit_status);
+void attach_trace(CLI::App& command, int& exit_status);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -33,6 +34,7 @@ constexpr Command kCommands[] = {
     {"run", "Simulate one training step of a scenario: step time, breakdown, MFU, memory", attach_run},
     {"compare", "Simulate scenarios or a scenario's variants side by side, with deltas", attach_compare},
     {"report", "Review pages from saved results: `report diff a.json b.json` for two `run --json` outputs", attach_report},
+    {"trace", "Read a PyTorch-profiler trace: kernels and host time per annotated module, waits on the device", attach_trace},
     {"sweep", "Simulate every point of a grid of scenario overrides; mark the Pareto front", attach_sweep},
     {"plan", "The best parallel layout on N GPUs, the smallest cluster for T tokens in D days, or the smallest serving deployment for an SLO: prune, bound, simulate, rank", attach_plan},
     {"serve", "Replay a request stream on a serving deployment: TTFT/TPOT percentiles, tokens/s per node, goodput", attach_serve},

@@ -75,6 +75,10 @@ const std::vector<BadInput> kBadInputs = {
     // calibrate / profile
     {"calibrate --backend tpu --out x.json", {"--backend", "tpu"}, "{cuda,cpu}"},
     {"profile diff /nonexistent/a.json /nonexistent/b.json", {"/nonexistent/a.json"}, "profile"},
+    // trace
+    {"trace import /nonexistent/t.json", {"/nonexistent/t.json"}, "Chrome trace"},
+    {"trace import /nonexistent/t.json --resume-within-us 0", {"--resume-within-us"}, "positive"},
+    {"trace import " K3SIM_SOURCE_DIR "/tests/golden/k3_h200_2048_analytical.json", {"k3_h200_2048_analytical.json", "traceEvents"}, "Chrome trace object"},
 };
 
 TEST(CliErrors, EveryBadInputIsNamedWithWhatIsAllowed) {
