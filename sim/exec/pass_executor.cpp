@@ -19,7 +19,8 @@ class PassRun {
         launched_at_(p.collectives.size()),
         pc_(p.threads.size(), 0), accounts_(p.threads.size()), by_category_(p.threads.size()),
         measured_by_category_(p.threads.size()),
-        blocked_since_(p.threads.size()),
+        blocked_since_(p.threads.size()), host_clock_(p.threads.size()),
+        host_charged_(p.threads.size(), kNothingCharged),
         stream_(p.gpus.size()), stream_queue_(p.gpus.size()), comm_members_(p.gpus.size(), 0),
         issued_(p.collectives.size(), 0), done_(p.collectives.size(), false),
         waiters_(p.collectives.size()), alone_on_gpu_(p.gpus.size(), false) {
@@ -34,6 +35,7 @@ class PassRun {
 
   PassOutcome run() {
     const SimTime start = sim_.now();
+    std::fill(host_clock_.begin(), host_clock_.end(), start);
     for (std::size_t t = 0; t < p_.threads.size(); ++t) {
       sim_.schedule_at(start, [this, t] { advance(static_cast<int>(t)); });
     }
@@ -88,17 +90,21 @@ class PassRun {
     const auto& steps = p_.threads[ti].steps;
     while (pc_[ti] < steps.size()) {
       const workload::Step& step = steps[pc_[ti]];
-      if (std::holds_alternative<workload::ComputeStep>(step)) {
+      if (const auto* c = std::get_if<workload::ComputeStep>(&step)) {
+        if (!host_has_issued(t, c->host)) return;  // resumes when the host has
         request_stream(t);
         return;  // resumes when the compute step ends
       }
       if (const auto* is = std::get_if<workload::IssueStep>(&step)) {
+        if (!host_has_issued(t, SimTime::zero())) return;
         ++pc_[ti];
         issue(t, is->collective);
         continue;
       }
-      const int c = std::get<workload::WaitStep>(step).collective;
+      const auto& wait = std::get<workload::WaitStep>(step);
+      const int c = wait.collective;
       if (done_[static_cast<std::size_t>(c)]) {
+        if (wait.host_sync) host_clock_[ti] = std::max(host_clock_[ti], sim_.now());
         ++pc_[ti];
         continue;
       }
@@ -133,10 +139,25 @@ class PassRun {
     for (int t : waiters_[ci]) {
       const auto ti = static_cast<std::size_t>(t);
       accounts_[ti].exposed_comm[kind] += sim_.now() - blocked_since_[ti];
+      if (std::get<workload::WaitStep>(p_.threads[ti].steps[pc_[ti]]).host_sync) host_clock_[ti] = std::max(host_clock_[ti], sim_.now());
       ++pc_[ti];
       advance(t);
     }
     waiters_[ci].clear();
+  }
+
+  // The host issues the thread's step at pc after the step before it, `cost` later (charged once); false, with
+  // the thread resumed then, when it has not done so yet.
+  bool host_has_issued(int t, SimTime cost) {
+    const auto ti = static_cast<std::size_t>(t);
+    if (host_charged_[ti] != pc_[ti]) {
+      host_clock_[ti] += cost;
+      host_charged_[ti] = pc_[ti];
+    }
+    if (host_clock_[ti] <= sim_.now()) return true;
+    accounts_[ti].host_wait += host_clock_[ti] - sim_.now();
+    sim_.schedule_at(host_clock_[ti], [this, t] { advance(t); });
+    return false;
   }
 
   std::size_t gpu_of(int t) const { return static_cast<std::size_t>(p_.threads[static_cast<std::size_t>(t)].gpu_slot); }
@@ -186,7 +207,8 @@ class PassRun {
       // happens elsewhere: one event for the run of them instead of one each.
       for (std::size_t k = pc_[ti] + 1; k < list.size(); ++k) {
         const auto* next = std::get_if<workload::ComputeStep>(&list[k]);
-        if (next == nullptr) break;
+        // A step with host time of its own may find the host behind: it goes through advance() on its own.
+        if (next == nullptr || next->host != SimTime::zero()) break;
         seg.nominal_total += next->duration;
         ++seg.steps;
       }
@@ -267,6 +289,9 @@ class PassRun {
   std::vector<CategoryTimes> by_category_;
   std::vector<CategoryTimes> measured_by_category_;
   std::vector<SimTime> blocked_since_;
+  static constexpr std::size_t kNothingCharged = static_cast<std::size_t>(-1);
+  std::vector<SimTime> host_clock_;        // per thread: when its host finished issuing up to its pc
+  std::vector<std::size_t> host_charged_;  // per thread: the pc whose host cost host_clock_ holds
   std::vector<Segment> stream_;
   std::vector<std::deque<std::pair<int, SimTime>>> stream_queue_;
   std::vector<int> comm_members_;  // per GPU: members of collectives issued there and not yet complete

@@ -23,6 +23,7 @@ struct ThreadAccount {
   core::SimTime finish;
   core::SimTime compute;                                     // time its compute steps ran
   core::SimTime stream_wait;                                 // waiting for the GPU's other thread
+  core::SimTime host_wait;                                   // the GPU was ready but the host had not issued yet
   std::map<std::string, core::SimTime> compute_by_category;
   std::map<std::string, core::SimTime> measured_by_category;  // of compute_by_category, priced from measurements
   std::map<std::string, core::SimTime> exposed_comm;         // blocked on a collective, by kind
@@ -53,6 +54,8 @@ struct PassOutcome {
 // no other pending work. A member's communication kernel holds SMs of its GPU from the moment it issues a
 // collective until the collective completes; compute on that GPU meanwhile runs `comm_sm_slowdown` times
 // slower (132 / 112 when communication kernels hold 20 of 132 SMs), and at full speed otherwise.
+// Each thread has a host that issues its steps in order, ComputeStep::host apart, running ahead of the GPU; a
+// step starts no sooner than the host has issued it, and a host_sync wait holds the host until the GPU is there.
 // `record_ops` fills PassOutcome::ops (it costs memory on large passes: the trace asks for a few).
 PassOutcome execute_pass(const workload::PassProgram& program, engine::Simulator& sim, CollectiveLauncher& launcher,
                          double comm_sm_slowdown = 1.0, bool record_ops = false);

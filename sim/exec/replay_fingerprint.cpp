@@ -106,7 +106,7 @@ class Renaming {
 };
 
 void put_program(const workload::PassProgram& program, double comm_sm_slowdown, CanonicalStream& out) {
-  out.put(std::string_view("k3sim replay v1"));
+  out.put(std::string_view("k3sim replay v2"));
   out.put(comm_sm_slowdown);
   out.put(static_cast<std::uint64_t>(program.gpus.size()));
   out.put(static_cast<std::uint64_t>(program.threads.size()));
@@ -117,11 +117,14 @@ void put_program(const workload::PassProgram& program, double comm_sm_slowdown, 
       out.put(static_cast<std::uint64_t>(step.index()));
       if (const auto* c = std::get_if<workload::ComputeStep>(&step)) {
         out.put(c->duration.ps());
+        out.put(c->host.ps());
         out.put(c->category);
       } else if (const auto* issue = std::get_if<workload::IssueStep>(&step)) {
         out.put(static_cast<std::int64_t>(issue->collective));
       } else {
-        out.put(static_cast<std::int64_t>(std::get<workload::WaitStep>(step).collective));
+        const auto& wait = std::get<workload::WaitStep>(step);
+        out.put(static_cast<std::int64_t>(wait.collective));
+        out.put(static_cast<std::int64_t>(wait.host_sync));
       }
     }
   }

@@ -142,7 +142,7 @@ class StagePassBuilder {
     for (int g = 0; g < threads(); ++g) thread(g).steps.emplace_back(IssueStep{c});
   }
   void wait(int c) {
-    for (int g = 0; g < threads(); ++g) thread(g).steps.emplace_back(WaitStep{c});
+    for (int g = 0; g < threads(); ++g) thread(g).steps.emplace_back(WaitStep{c, false});
   }
   // Under sequence parallelism the all-reduce splits into a reduce-scatter here and an all-gather where the
   // next TP region starts; ring reduce-scatter + all-gather move what one ring all-reduce moves, so the pair
@@ -293,9 +293,14 @@ class StagePassBuilder {
         s = t.dgrad + (with_wgrad ? t.wgrad : 0.0);
         quant = t.dgrad_quant + (with_wgrad ? t.wgrad_quant : 0.0);
       }
-      if (quant > 0) thread(g).steps.emplace_back(ComputeStep{SimTime::from_seconds(quant), ctx_.cost->quantization_label()});
+      // No host time yet: the host is never behind (issue 43 gives launches and framework work their cost).
+      if (quant > 0) {
+        thread(g).steps.emplace_back(
+            ComputeStep{SimTime::from_seconds(quant), ctx_.cost->quantization_label(), false, SimTime::zero()});
+      }
       if (s <= 0) continue;
-      thread(g).steps.emplace_back(ComputeStep{SimTime::from_seconds(s), cost::OpCostModel::category(op), t.measured});
+      thread(g).steps.emplace_back(
+          ComputeStep{SimTime::from_seconds(s), cost::OpCostModel::category(op), t.measured, SimTime::zero()});
     }
   }
 

@@ -61,12 +61,18 @@ struct ComputeStep {
   // categories), not a copy per step; a pass has hundreds of thousands of steps.
   std::string_view category;
   bool measured = false;  // priced from measured kernel latencies, not the roofline (OpTime::measured)
+  // Host (CPU) time to issue it: launches and the framework work between them. The host runs ahead of the GPU,
+  // so this costs GPU time only where the host falls behind; zero: the host is never the bottleneck.
+  core::SimTime host = core::SimTime::zero();
 };
 struct IssueStep {   // start taking part in a collective, without waiting for it
   int collective = 0;
 };
 struct WaitStep {    // block until the collective has completed
   int collective = 0;
+  // The host waits too (a device-to-host sync: dropless tokens per expert, DeepEP's received counts), so it issues
+  // nothing after this until the GPU has got here and the collective has completed.
+  bool host_sync = false;
 };
 using Step = std::variant<ComputeStep, IssueStep, WaitStep>;
 

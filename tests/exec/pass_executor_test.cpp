@@ -166,3 +166,58 @@ TEST(PassExecutor, AThreadsRunOfStepsChangesSpeedBetweenItsSteps) {
   EXPECT_EQ(out.ops[2].start, us(9));
   EXPECT_EQ(out.ops[2].end, us(15));
 }
+
+namespace {
+k3::workload::ComputeStep launched(double gpu_us, double host_us) {
+  k3::workload::ComputeStep s = compute(gpu_us);
+  s.host = us(host_us);
+  return s;
+}
+}  // namespace
+
+TEST(PassExecutor, AHostSlowerThanItsKernelsSetsThePace) {
+  // Three 10 us kernels, each costing the host 25 us to issue. The host issues them at 25, 50 and 75 us whatever
+  // the GPU does; each runs as soon as it is issued: 25-35, 50-60, 75-85. The pass takes the host's sum, 75 us,
+  // plus the last kernel, 85 us; the GPU waited 25 + 15 + 15 = 55 us for the host.
+  // Captured in a CUDA graph, the three cost one launch (25 us) and nothing each: 25 + 3 x 10 = 55 us, the GPU sum
+  // after the launch.
+  for (const auto& [host_each, duration_us, host_wait_us] : {std::tuple{25.0, 85.0, 55.0}, std::tuple{0.0, 55.0, 25.0}}) {
+    k3::workload::PassProgram p;
+    p.gpus = {0};
+    p.threads.resize(1);
+    p.threads[0].steps = {launched(10, 25), launched(10, host_each), launched(10, host_each)};
+    k3::engine::Simulator sim;
+    FixedTimeCollectives coll(sim, us(8));
+    const auto out = execute_pass(p, sim, coll);
+    EXPECT_EQ(out.duration, us(duration_us)) << host_each;
+    EXPECT_EQ(out.threads[0].host_wait, us(host_wait_us)) << host_each;
+    EXPECT_EQ(out.threads[0].compute, us(30));
+  }
+}
+
+TEST(PassExecutor, AHostThatRunsAheadCostsOnlyItsFirstLaunch) {
+  // Kernels of 10 us issued 2 us apart: the host is ahead after the first, so the pass is 2 + 3 x 10 = 32 us.
+  k3::workload::PassProgram p;
+  p.gpus = {0};
+  p.threads.resize(1);
+  p.threads[0].steps = {launched(10, 2), launched(10, 2), launched(10, 2)};
+  k3::engine::Simulator sim;
+  FixedTimeCollectives coll(sim, us(8));
+  EXPECT_EQ(execute_pass(p, sim, coll).duration, us(32));
+}
+
+TEST(PassExecutor, ASyncPointHoldsTheHostUntilTheGpuGetsThere) {
+  // Issue an 8 us collective at 0; a 10 us kernel (1 us to issue) runs 1-11; the wait is met at 11 (the GPU's
+  // order). A host sync there holds the host until 11, so the next kernel is issued at 12 and runs 12-22: 22 us.
+  // Without the sync the host issued it at 2, long before the GPU got there: it runs 11-21, 21 us.
+  for (const auto& [sync, duration_us] : {std::pair{true, 22.0}, std::pair{false, 21.0}}) {
+    k3::workload::PassProgram p;
+    p.gpus = {0};
+    p.threads.resize(1);
+    const int c = p.add_collective({k3::workload::CollectiveKind::dispatch, {0}, 0, nullptr, "d"}, {0});
+    p.threads[0].steps = {k3::workload::IssueStep{c}, launched(10, 1), k3::workload::WaitStep{c, sync}, launched(10, 1)};
+    k3::engine::Simulator sim;
+    FixedTimeCollectives coll(sim, us(8));
+    EXPECT_EQ(execute_pass(p, sim, coll).duration, us(duration_us)) << sync;
+  }
+}
