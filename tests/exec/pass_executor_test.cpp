@@ -28,15 +28,9 @@ class FixedTimeCollectives final : public CollectiveLauncher {
 
 k3::workload::ComputeStep compute(double x, const char* cat = "dense GEMM") { return {us(x), cat}; }
 
-}  // namespace
-
-TEST(PassExecutor, TwoThreadsShareOneComputeStreamAndHideCommunication) {
-  // One GPU, two threads (DualPipe's F&B), collectives take 8 us:
-  //   A: compute 10, issue+wait c0, compute 5      B: compute 4, issue+wait c1, compute 6
-  // t=0-10 A computes (B queued); 10-14 B computes while c0 runs 10-18; c1 runs 14-22;
-  // 18-23 A computes; B's last compute is ready at 22 but waits for the stream until 23, runs 23-29.
-  // Duration 29 us; A finishes at 23; each thread is exposed to 8 us of its collective;
-  // B waited 10 + 1 = 11 us for the stream.
+// One GPU, two threads (DualPipe's F&B), each with a collective of its own:
+//   A: compute 10, issue+wait c0, compute 5      B: compute 4, issue+wait c1, compute 6 (attention)
+k3::workload::PassProgram two_threads_on_one_gpu() {
   k3::workload::PassProgram p;
   p.gpus = {0};
   p.threads.resize(2);
@@ -44,6 +38,18 @@ TEST(PassExecutor, TwoThreadsShareOneComputeStreamAndHideCommunication) {
   const int c1 = p.add_collective({k3::workload::CollectiveKind::combine, {0}, 0, nullptr, "c1"}, {1});
   p.threads[0].steps = {compute(10), k3::workload::IssueStep{c0}, k3::workload::WaitStep{c0}, compute(5)};
   p.threads[1].steps = {compute(4, "attention"), k3::workload::IssueStep{c1}, k3::workload::WaitStep{c1}, compute(6, "attention")};
+  return p;
+}
+
+}  // namespace
+
+TEST(PassExecutor, TwoThreadsShareOneComputeStreamAndHideCommunication) {
+  // two_threads_on_one_gpu(), collectives take 8 us:
+  // t=0-10 A computes (B queued); 10-14 B computes while c0 runs 10-18; c1 runs 14-22;
+  // 18-23 A computes; B's last compute is ready at 22 but waits for the stream until 23, runs 23-29.
+  // Duration 29 us; A finishes at 23; each thread is exposed to 8 us of its collective;
+  // B waited 10 + 1 = 11 us for the stream.
+  const auto p = two_threads_on_one_gpu();
   k3::engine::Simulator sim;
   FixedTimeCollectives coll(sim, us(8));
   const auto out = k3::exec::execute_pass(p, sim, coll);
@@ -122,19 +128,13 @@ TEST(PassExecutor, ACommunicationKernelHolding20Of132SmsSlowsAConcurrentGemmWhil
 }
 
 TEST(PassExecutor, TwoThreadsSlowEachOtherOnlyWhileTheirCollectivesRun) {
-  // The first test's program with compute slowed 1.5x while a collective of the GPU is in flight:
+  // two_threads_on_one_gpu() with compute slowed 1.5x while a collective of the GPU is in flight:
   // 0-10 A computes alone (nothing in flight). At 10 A issues c0 (10-18); B's 4 us step runs slowed: 10-16.
   // At 16 B issues c1 (16-24). At 18 c0 ends, but c1 still holds SMs: A's 5 us step starts slowed and by 24
   // has drained 6 / 1.5 = 4 us; the last 1 us runs at full speed: 18-25. B, woken at 24, waits for the
   // stream until 25 and runs 6 us alone: 25-31. Duration 31 us; A's compute 10 + 7 = 17 us, B's 6 + 6 = 12 us;
   // B waited 10 + 1 = 11 us for the stream.
-  k3::workload::PassProgram p;
-  p.gpus = {0};
-  p.threads.resize(2);
-  const int c0 = p.add_collective({k3::workload::CollectiveKind::dispatch, {0}, 0, nullptr, "c0"}, {0});
-  const int c1 = p.add_collective({k3::workload::CollectiveKind::combine, {0}, 0, nullptr, "c1"}, {1});
-  p.threads[0].steps = {compute(10), k3::workload::IssueStep{c0}, k3::workload::WaitStep{c0}, compute(5)};
-  p.threads[1].steps = {compute(4, "attention"), k3::workload::IssueStep{c1}, k3::workload::WaitStep{c1}, compute(6, "attention")};
+  const auto p = two_threads_on_one_gpu();
   k3::engine::Simulator sim;
   FixedTimeCollectives coll(sim, us(8));
   const auto out = execute_pass(p, sim, coll, 1.5, true);
