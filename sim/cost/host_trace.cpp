@@ -108,7 +108,7 @@ HostTraceProfile import_host_trace(const nlohmann::json& trace, const std::strin
   std::vector<Annotation> annotations;
   std::vector<Launch> launches;
   std::map<std::string, std::vector<Span>> host_ops;                  // by process
-  std::map<std::string, std::vector<std::pair<Span, bool>>> host_calls;  // launch (false) / sync (true) API calls
+  std::map<std::string, std::vector<Span>> sync_calls;                // synchronising CUDA calls, by process
   std::unordered_map<long long, DeviceOp> device_ops;                 // by correlation
   for (const auto& e : *events) {
     // Complete events ("X") with a start and a duration are all this reads; metadata, flows and instants pass.
@@ -129,9 +129,8 @@ HostTraceProfile import_host_trace(const nlohmann::json& trace, const std::strin
       host_ops[process].push_back(span);
       if (is_launch(name)) {
         launches.push_back({process, begin, length, correlation_of(e)});
-        host_calls[process].push_back({span, false});
       } else if (is_sync(name)) {
-        host_calls[process].push_back({span, true});
+        sync_calls[process].push_back(span);
       }
     } else if (is_device_op(cat)) {
       const auto c = correlation_of(e);
@@ -204,8 +203,8 @@ HostTraceProfile import_host_trace(const nlohmann::json& trace, const std::strin
   for (const auto& m : modules) {
     auto& cost = module_of(m.name);
     cost.span_us += m.span.end - m.span.begin;
-    for (const auto& [span, sync] : host_calls[m.process]) {
-      if (sync && span.begin >= m.span.begin && span.begin < m.span.end) {
+    for (const auto& span : sync_calls[m.process]) {
+      if (span.begin >= m.span.begin && span.begin < m.span.end) {
         cost.sync_api_us += std::min(span.end, m.span.end) - span.begin;
       }
     }

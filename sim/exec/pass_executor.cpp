@@ -101,11 +101,9 @@ class PassRun {
         issue(t, is->collective);
         continue;
       }
-      const auto& wait = std::get<workload::WaitStep>(step);
-      const int c = wait.collective;
+      const int c = std::get<workload::WaitStep>(step).collective;
       if (done_[static_cast<std::size_t>(c)]) {
-        if (wait.host_sync) host_clock_[ti] = std::max(host_clock_[ti], sim_.now());
-        ++pc_[ti];
+        pass_wait(ti);
         continue;
       }
       blocked_since_[ti] = sim_.now();
@@ -139,11 +137,18 @@ class PassRun {
     for (int t : waiters_[ci]) {
       const auto ti = static_cast<std::size_t>(t);
       accounts_[ti].exposed_comm[kind] += sim_.now() - blocked_since_[ti];
-      if (std::get<workload::WaitStep>(p_.threads[ti].steps[pc_[ti]]).host_sync) host_clock_[ti] = std::max(host_clock_[ti], sim_.now());
-      ++pc_[ti];
+      pass_wait(ti);
       advance(t);
     }
     waiters_[ci].clear();
+  }
+
+  // The thread's wait at pc is met now: a host sync holds its host until now, then the thread moves past it.
+  void pass_wait(std::size_t ti) {
+    if (std::get<workload::WaitStep>(p_.threads[ti].steps[pc_[ti]]).host_sync) {
+      host_clock_[ti] = std::max(host_clock_[ti], sim_.now());
+    }
+    ++pc_[ti];
   }
 
   // The host issues the thread's step at pc after the step before it, `cost` later (charged once); false, with
