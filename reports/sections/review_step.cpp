@@ -11,7 +11,7 @@ namespace k3::reports::review {
 
 namespace {
 
-const std::vector<std::string> kCategories{"compute", "communication", "bubble", "optimizer"};
+const std::vector<std::string> kCategories{"compute", "communication", "host", "bubble", "optimizer"};
 
 double breakdown_s(const VariantView& v, const std::string& name) {
   const auto& b = v.entry->at("breakdown_s");
@@ -65,7 +65,7 @@ void add_step_time(Report& report, const std::vector<VariantView>& vs, const Cau
   for (const auto& v : vs) stacked.categories.push_back(v.name);
   for (const auto& cat : kCategories) {
     BarSeries series{cat, {}};
-    stacked.series_colours.push_back(detail::family_colour(family_of(cat), cat == "optimizer" ? 1 : 0));
+    stacked.series_colours.push_back(detail::family_colour(family_of(cat), cat == "optimizer" ? 1 : cat == "host" ? 2 : 0));
     for (const auto& v : vs) {
       double sum = 0;
       for (const auto& b : v.result().at("breakdown"))

@@ -16,7 +16,7 @@ namespace {
 
 constexpr double kTB = 1e12;
 // Categories of StepResult::breakdown, in the order they stack.
-const std::vector<std::string> kTimeCategories{"compute", "communication", "bubble", "optimizer"};
+const std::vector<std::string> kTimeCategories{"compute", "communication", "host", "bubble", "optimizer"};
 
 Cell scaled_cell(double value, double scale, std::string key, int significant = 4) {
   return Cell{display_number(value * scale, significant), value, std::move(key)};

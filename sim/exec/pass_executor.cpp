@@ -23,7 +23,7 @@ class PassRun {
         host_charged_(p.threads.size(), kNothingCharged),
         stream_(p.gpus.size()), stream_queue_(p.gpus.size()), comm_members_(p.gpus.size(), 0),
         issued_(p.collectives.size(), 0), done_(p.collectives.size(), false),
-        waiters_(p.collectives.size()), alone_on_gpu_(p.gpus.size(), false) {
+        waiters_(p.collectives.size()), start_waiters_(p.collectives.size()), alone_on_gpu_(p.gpus.size(), false) {
     K3SIM_ASSERT(slowdown >= 1.0, "a communication kernel cannot speed compute up");
     std::vector<int> threads_on(p.gpus.size(), 0);
     for (const auto& th : p.threads) ++threads_on[static_cast<std::size_t>(th.gpu_slot)];
@@ -96,9 +96,16 @@ class PassRun {
         return;  // resumes when the compute step ends
       }
       if (const auto* is = std::get_if<workload::IssueStep>(&step)) {
-        if (!host_has_issued(t, SimTime::zero())) return;
+        if (!host_has_issued(t, is->host)) return;
         ++pc_[ti];
+        const auto ci = static_cast<std::size_t>(is->collective);
         issue(t, is->collective);
+        if (is->host_sync && issued_[ci] < p_.participants[ci].size()) {
+          blocked_since_[ti] = sim_.now();
+          start_waiters_[ci].push_back(t);
+          return;  // resumes when the last member has issued it
+        }
+        if (is->host_sync) host_clock_[ti] = std::max(host_clock_[ti], sim_.now());
         continue;
       }
       const int c = std::get<workload::WaitStep>(step).collective;
@@ -121,6 +128,14 @@ class PassRun {
     if (++issued_[ci] < p_.participants[ci].size()) return;
     launched_at_[ci] = sim_.now();
     launcher_.launch(p_.collectives[ci], [this, c] { complete(c); });
+    // Hosts held by the collective's sync go on: the counts they waited for are known once all have issued.
+    auto held = std::move(start_waiters_[ci]);
+    for (const int w : held) {
+      const auto wi = static_cast<std::size_t>(w);
+      accounts_[wi].exposed_comm[to_string(p_.collectives[ci].kind)] += sim_.now() - blocked_since_[wi];
+      host_clock_[wi] = std::max(host_clock_[wi], sim_.now());
+      sim_.schedule_at(sim_.now(), [this, w] { advance(w); });
+    }
   }
 
   void complete(int c) {
@@ -303,6 +318,7 @@ class PassRun {
   std::vector<std::size_t> issued_;
   std::vector<bool> done_;
   std::vector<std::vector<int>> waiters_;
+  std::vector<std::vector<int>> start_waiters_;  // per collective: threads whose host waits for all to issue it
   std::vector<bool> alone_on_gpu_;
 };
 
@@ -321,6 +337,19 @@ SimTime busiest_compute_stream(const workload::PassProgram& program) {
     }
   }
   return per_gpu.empty() ? SimTime::zero() : *std::max_element(per_gpu.begin(), per_gpu.end());
+}
+
+SimTime busiest_host(const workload::PassProgram& program) {
+  SimTime most;
+  for (const auto& t : program.threads) {
+    SimTime sum;
+    for (const auto& step : t.steps) {
+      if (const auto* c = std::get_if<workload::ComputeStep>(&step)) sum += c->host;
+      if (const auto* i = std::get_if<workload::IssueStep>(&step)) sum += i->host;
+    }
+    most = std::max(most, sum);
+  }
+  return most;
 }
 
 }  // namespace k3::exec

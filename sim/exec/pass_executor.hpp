@@ -55,7 +55,8 @@ struct PassOutcome {
 // collective until the collective completes; compute on that GPU meanwhile runs `comm_sm_slowdown` times
 // slower (132 / 112 when communication kernels hold 20 of 132 SMs), and at full speed otherwise.
 // Each thread has a host that issues its steps in order, ComputeStep::host apart, running ahead of the GPU; a
-// step starts no sooner than the host has issued it, and a host_sync wait holds the host until the GPU is there.
+// step starts no sooner than the host has issued it, a host_sync wait holds the host until the GPU is there, and
+// a host_sync issue holds it (and so the thread) until every member has issued that collective.
 // `record_ops` fills PassOutcome::ops (it costs memory on large passes: the trace asks for a few).
 PassOutcome execute_pass(const workload::PassProgram& program, engine::Simulator& sim, CollectiveLauncher& launcher,
                          double comm_sm_slowdown = 1.0, bool record_ops = false);
@@ -64,5 +65,9 @@ PassOutcome execute_pass(const workload::PassProgram& program, engine::Simulator
 // GPU. No pass can take less, whatever its collectives do (a GPU runs its compute steps one after another,
 // at best on all of its SMs).
 core::SimTime busiest_compute_stream(const workload::PassProgram& program);
+
+// The most host time any thread of the program spends issuing its steps. No pass can take less: a thread's last
+// step starts no sooner than its host has issued every step before it and that one.
+core::SimTime busiest_host(const workload::PassProgram& program);
 
 }  // namespace k3::exec

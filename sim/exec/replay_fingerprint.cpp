@@ -106,7 +106,7 @@ class Renaming {
 };
 
 void put_program(const workload::PassProgram& program, double comm_sm_slowdown, CanonicalStream& out) {
-  out.put(std::string_view("k3sim replay v2"));
+  out.put(std::string_view("k3sim replay v3"));
   out.put(comm_sm_slowdown);
   out.put(static_cast<std::uint64_t>(program.gpus.size()));
   out.put(static_cast<std::uint64_t>(program.threads.size()));
@@ -121,6 +121,8 @@ void put_program(const workload::PassProgram& program, double comm_sm_slowdown, 
         out.put(c->category);
       } else if (const auto* issue = std::get_if<workload::IssueStep>(&step)) {
         out.put(static_cast<std::int64_t>(issue->collective));
+        out.put(issue->host.ps());
+        out.put(static_cast<std::int64_t>(issue->host_sync));
       } else {
         const auto& wait = std::get<workload::WaitStep>(step);
         out.put(static_cast<std::int64_t>(wait.collective));

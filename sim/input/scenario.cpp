@@ -43,6 +43,55 @@ model::RecomputePolicy recompute_policy(const YamlValue& v) {
   return p;
 }
 
+// `host: {profile: NAME | FILE | none, cuda_graphs: [attention, mlp, ...]}` (after `communication:`, whose
+// all-to-all decides whether the dispatch can be captured).
+// Without `host.profile`, an ideal host (none). The shipped measured profile is not yet the default: each pass
+// is its own simulation, so its host starts level with its GPU instead of having run ahead during the pass
+// before, which overcharges pipelines of many short passes until the whole step is one engine run (issue 42).
+constexpr std::string_view kDefaultHostProfile = "none";
+
+void read_host(const std::optional<YamlValue>& h, Scenario& s) {
+  std::string profile(kDefaultHostProfile);
+  std::optional<YamlValue> given;
+  if (h) {
+    h->allow_only({"profile", "cuda_graphs"});
+    given = h->find("profile");
+    if (given) profile = given->as_string();
+  }
+  if (profile != "none") {
+    const std::string shipped = cost::shipped_host_profile(profile);
+    s.host.profile = shipped.empty() && given ? resolve_relative(profile, s.source) : shipped;
+    if (s.host.profile.empty() || !core::path_exists(s.host.profile)) {
+      const std::string allowed = "a shipped profile (" + cost::shipped_host_profile_names() +
+                                  "), a file from `k3sim trace import --out`, or none";
+      if (given) given->fail("no such host profile", allowed);
+      throw core::InputError({s.source, "host.profile", 0}, "the default host profile is not installed", allowed);
+    }
+    s.host.loaded = cost::HostProfile::shared(s.host.profile);
+  }
+  if (!h) return;
+  auto g = h->find("cuda_graphs");
+  if (!g) return;
+  if (!g->is_sequence()) g->fail("expected a list of modules", "[attention, mlp, dispatch, combine] or a part of it");
+  for (const auto& item : g->items()) {
+    const auto name = item.as_enum({"attention", "mlp", "dispatch", "combine"});
+    const auto m = name == "attention" ? cost::HostModule::attention
+                   : name == "mlp"     ? cost::HostModule::mlp
+                   : name == "dispatch" ? cost::HostModule::dispatch
+                                        : cost::HostModule::combine;
+    // The flat all-to-all and DeepEP's normal kernels size their buffers from counts the host reads back from the
+    // device (the combine reuses the dispatch's layout), which a captured graph cannot do; DeepEP's low-latency
+    // kernels use fixed buffers and are the ones its README calls CUDA-graph compatible.
+    const bool all_to_all = m == cost::HostModule::dispatch || m == cost::HostModule::combine;
+    if (all_to_all && s.communication.alltoall != workload::AllToAllAlgorithm::deepep_ll) {
+      item.fail("the " + name + " is sized by counts the host reads back from the device (" +
+                    workload::to_string(s.communication.alltoall) + " all-to-all), which a CUDA graph cannot capture",
+                "dispatch and combine only with communication.alltoall: deepep-ll");
+    }
+    s.host.cuda_graphs[static_cast<std::size_t>(m)] = true;
+  }
+}
+
 int positive_int(const YamlValue& map, std::string_view key, int fallback) {
   auto v = map.find(key);
   if (!v) return fallback;
@@ -220,7 +269,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   doc.allow_only({"name", "seed", "model", "cluster", "parallel", "batch", "precision", "communication",
                   "expert_load", "recompute", "optimizer", "network", "network_scope", "profile", "price_per_gpu_hour",
                   "variants", "description", "attention_kernel", "fp8_gemm_kernels", "bf16_gemm_kernels",
-                  "kernel_tables"});
+                  "kernel_tables", "host"});
   s.name = doc.string_or("name", std::filesystem::path(source_name).stem().string());
   if (auto seed = doc.find("seed")) s.seed = static_cast<std::uint64_t>(seed->as_non_negative_int());
   s.model = resolve_relative(doc.at("model").as_string(), source_name);
@@ -283,6 +332,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     s.expert_load.tokens_per_rank = positive_int(*e, "tokens_per_rank", s.expert_load.tokens_per_rank);
     if (s.expert_load.bins < 2) e->at("bins").fail("needs at least 2 bins", "an integer >= 2");
   }
+  read_host(doc.find("host"), s);
   if (auto r = doc.find("recompute")) s.recompute = recompute_policy(*r);
   if (auto o = doc.find("optimizer")) {
     o->allow_only({"kind", "newton_schulz_iterations", "moment_dtype", "per_head_attention"});

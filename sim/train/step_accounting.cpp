@@ -33,7 +33,10 @@ PassRecord summarize_pass(const workload::PassProgram& program, const exec::Pass
     for (const auto& [cat, time] : outcome.threads[t].measured_by_category) r.measured_s[cat] += time.seconds();
   }
   const double exposed = r.duration > compute ? (r.duration - compute).seconds() : 0.0;
-  const auto& waits = outcome.threads[crit].exposed_comm;
+  // The critical thread's waits: on collectives by kind, and on its host (the GPU idle until the host had
+  // issued the next step); the idle time of the pass is split in their proportions.
+  auto waits = outcome.threads[crit].exposed_comm;
+  if (outcome.threads[crit].host_wait > SimTime::zero()) waits[std::string(kHostWait)] = outcome.threads[crit].host_wait;
   double wait_total = 0;
   for (const auto& [kind, t] : waits) wait_total += t.seconds();
   if (exposed > 0) {
@@ -207,7 +210,9 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
 
   r.step_time_s = t.makespan.seconds() + dp.exposed_total_s();
   for (const auto& [cat, s] : compute) r.breakdown.push_back({"compute: " + cat, "compute", s});
-  for (const auto& [kind, s] : exposed) r.breakdown.push_back({"exposed: " + kind, "communication", s});
+  for (const auto& [kind, s] : exposed) {
+    r.breakdown.push_back({"exposed: " + kind, kind == kHostWait ? "host" : "communication", s});
+  }
   if (t.sending[static_cast<std::size_t>(crit)] > SimTime::zero()) {
     r.breakdown.push_back({"exposed: pipeline send/receive", "communication",
                            t.sending[static_cast<std::size_t>(crit)].seconds()});
@@ -286,6 +291,8 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
             : std::string(" (exact)")));
   }
   for (const auto& a : dp.assumptions) r.assumptions.push_back(a);
+  r.assumptions.push_back(sc.host.loaded ? cost::describe(*sc.host.loaded, sc.host.cuda_graphs)
+                                         : std::string("an ideal host (host.profile: none): the CPU never holds a GPU up"));
   r.assumptions.push_back(fmt::format("GPU {}: {}", gpu.name, gpu.source));
   return r;
 }

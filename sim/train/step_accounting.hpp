@@ -23,7 +23,7 @@ struct PassRecord {
   core::SimTime duration;
   std::map<std::string, double> compute_s;  // on the GPU that finished last, by op category
   std::map<std::string, double> measured_s;  // of compute_s, priced from measured kernel latencies
-  std::map<std::string, double> exposed_s;  // the rest of the pass, by the collective it waited for
+  std::map<std::string, double> exposed_s;  // the rest of the pass, by the collective it waited for, or kHostWait
   exec::LinkClassBytes link_bytes;                // what the pass moved, by link class (one group)
 };
 // Keyed by (stage, second stage or -1, PassPart).

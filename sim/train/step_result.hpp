@@ -15,7 +15,7 @@ namespace k3::train {
 // Seconds of the step attributed to one cause, on the critical rank.
 struct TimeShare {
   std::string name;      // "compute: expert GEMM", "exposed: all-to-all dispatch", "pipeline bubble", ...
-  std::string category;  // "compute", "communication", "bubble", "optimizer"
+  std::string category;  // "compute", "communication", "host", "bubble", "optimizer"
   double seconds = 0;
 };
 
@@ -76,6 +76,9 @@ struct OpTracePass {
 
 // One pass of one decoder layer, for one micro-batch: the layer simulated alone on the step's network, on
 // the GPUs of the simulated group (EP or TP group) with the step's expert load for that layer.
+// The exposed time of a pass's GPU waiting for its host to issue work (launches and framework time).
+inline constexpr std::string_view kHostWait = "host launches and framework";
+
 struct LayerPassResult {
   std::map<std::string, double> compute_s;  // seconds on the GPU that finished last, by op category
   std::map<std::string, double> exposed_s;  // seconds of the pass not covered by compute, by collective

@@ -92,7 +92,8 @@ class StepRun {
   // step_time_lower_bound: the pipeline run on passes that only compute, each on one GPU's stream with the
   // routed load balanced, then the shortest optimizer update of any pipeline rank. Every simulated pass lasts
   // at least as long as its busiest GPU's compute stream (execute_pass runs a GPU's compute steps one after
-  // another), that GPU carries at least the balanced routed load (the busiest GPU's share is at least the
+  // another) and as its busiest host (a host issues its thread's steps one after another), that GPU carries
+  // at least the balanced routed load (the busiest GPU's share is at least the
   // mean), and an op's time does not fall as its tokens grow; the pipeline's makespan does not fall when a
   // pass gets shorter or a transfer is left out (every start is a max of sums); and the step adds the
   // data-parallel phase's exposed time, which holds the critical rank's optimizer update (dp_phase.hpp).
@@ -109,7 +110,8 @@ class StepRun {
     std::vector<SimTime> compute(stages * (stages + 1) * 4);  // 4 PassParts
     for (const auto& [ck, rep] : pass_representatives()) {
       const auto& [rank, f_stage, b_stage, part] = rep;
-      compute[slot(ck)] = exec::busiest_compute_stream(program_of(rank, f_stage, b_stage, part));
+      const auto program = program_of(rank, f_stage, b_stage, part);
+      compute[slot(ck)] = std::max(exec::busiest_compute_stream(program), exec::busiest_host(program));
     }
     const auto compute_only = [&](int, int f_stage, int b_stage, workload::PassPart part) {
       return compute[slot(class_key(f_stage, b_stage, part))];
@@ -277,6 +279,9 @@ class StepRun {
       ctx.fsdp.expert_copies_per_block = stage / static_cast<double>(ctx.fsdp.experts.size()) / blocks;
     }
     ctx.recompute = sc_.recompute;
+    ctx.host = sc_.host.loaded.get();
+    ctx.cuda_graphs = sc_.host.cuda_graphs;
+    ctx.dispatch_host_sync = sc_.communication.alltoall != workload::AllToAllAlgorithm::deepep_ll;
     ctx.moe = moe_layers_;
     // One CP rank's tokens (the micro-batch's ops are built on seq / CP).
     const double tokens = static_cast<double>(sc_.batch.micro_batch_seqs) * sc_.batch.seq_len / L.cp;

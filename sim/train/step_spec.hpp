@@ -39,6 +39,7 @@ struct StepSpec {
   workload::CommunicationSpec communication;
   workload::ExpertLoadSpec expert_load;
   model::RecomputePolicy recompute;
+  workload::HostSpec host;
   OptimizerSpec optimizer;
   const net::NetworkModelEntry* network = &net::default_network_model();  // never null
   NetworkScope network_scope = NetworkScope::automatic;

@@ -1,7 +1,10 @@
 #include "sim/workload/pass_builder.hpp"
 
 #include <algorithm>
+#include <array>
+#include <map>
 #include <optional>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -48,6 +51,14 @@ bool is_shared_expert(const Op& op) { return op.name.rfind("shared", 0) == 0; }
 
 }  // namespace
 
+cost::HostModule host_module(const Op& op) {
+  if (op.kind == OpKind::Communication) return op.name == "combine" ? cost::HostModule::combine : cost::HostModule::dispatch;
+  constexpr model::RecomputeModules kMlpModules =
+      model::kRecomputeMlp | model::kRecomputeMoe | model::kRecomputeMoeAct | model::kRecomputeSharedExperts;
+  if (op.routed || is_shared_expert(op) || (op.recompute_modules & kMlpModules) != 0) return cost::HostModule::mlp;
+  return cost::HostModule::attention;
+}
+
 bool tp_splits_params(const Op& op) {
   return op.kind == OpKind::DenseGemm || op.kind == OpKind::Router || op.kind == OpKind::Embedding;
 }
@@ -85,6 +96,7 @@ class StagePassBuilder {
       t.gpu_slot = slot_of(ctx.gpus[g]);
       p_.threads.push_back(std::move(t));
     }
+    host_debt_.assign(static_cast<std::size_t>(threads()), SimTime::zero());
   }
 
   int build(const parallel::StageBlocks& stage) {
@@ -113,6 +125,7 @@ class StagePassBuilder {
       }
     }
     for (int c : reductions) wait(c);
+    settle_host_debt();
     return first_;
   }
 
@@ -138,8 +151,60 @@ class StagePassBuilder {
     }
     return p_.add_collective(std::move(call), std::move(members));
   }
-  void issue(int c) {
-    for (int g = 0; g < threads(); ++g) thread(g).steps.emplace_back(IssueStep{c});
+  // `module_host`: the host time of the module the collective is (dispatch, combine), beside what the ops
+  // before it left to issue.
+  void issue(int c, SimTime module_host = SimTime::zero(), bool host_sync = false) {
+    for (int g = 0; g < threads(); ++g) {
+      thread(g).steps.emplace_back(IssueStep{c, take_host_debt(g) + module_host, host_sync});
+    }
+  }
+
+  // Host time: each op's share of its module's, owed until the thread's next step takes it (an op with no
+  // GPU work of its own still costs the host its launches and framework work).
+  SimTime take_host_debt(int g) {
+    return std::exchange(host_debt_[static_cast<std::size_t>(g)], SimTime::zero());
+  }
+  void settle_host_debt() {
+    for (int g = 0; g < threads(); ++g) {
+      const SimTime left = take_host_debt(g);
+      if (left == SimTime::zero()) continue;
+      for (auto it = thread(g).steps.rbegin(); it != thread(g).steps.rend(); ++it) {
+        if (auto* c = std::get_if<ComputeStep>(&*it)) {
+          c->host += left;
+          break;
+        }
+        if (auto* is = std::get_if<IssueStep>(&*it)) {
+          is->host += left;
+          break;
+        }
+      }
+    }
+  }
+  void owe_module_host(cost::HostModule m, cost::HostPhase phase) {
+    const SimTime t = module_host(m, phase);
+    for (auto& d : host_debt_) d += t;
+  }
+  bool captured(cost::HostModule m) const { return ctx_.cuda_graphs[static_cast<std::size_t>(m)]; }
+  // One occurrence of a module in one phase of the profile.
+  SimTime module_host(cost::HostModule m, cost::HostPhase phase) const {
+    return ctx_.host == nullptr ? SimTime::zero() : ctx_.host->per_occurrence(m, phase, captured(m));
+  }
+  // An op's share of its module's host time in `phase`: the module's ops in the block share it evenly (in the
+  // weight pass, those with weight gradients).
+  SimTime op_host(const Op& op, int block, cost::HostPhase phase) {
+    if (ctx_.host == nullptr) return SimTime::zero();
+    const auto m = host_module(op);
+    auto [it, fresh] = ops_per_module_.try_emplace(block);
+    if (fresh) {
+      for (const Op& o : (*ctx_.blocks)[static_cast<std::size_t>(block)].ops) {
+        if (o.kind == OpKind::Communication) continue;
+        auto& n = it->second[static_cast<std::size_t>(host_module(o))];
+        n[0] += 1;
+        if (o.wgrad_flops > 0) n[1] += 1;
+      }
+    }
+    const int n = it->second[static_cast<std::size_t>(m)][phase == cost::HostPhase::weight ? 1 : 0];
+    return n > 0 ? SimTime::from_seconds(module_host(m, phase).seconds() / n) : SimTime::zero();
   }
   void wait(int c) {
     for (int g = 0; g < threads(); ++g) thread(g).steps.emplace_back(WaitStep{c, false});
@@ -279,7 +344,17 @@ class StagePassBuilder {
     // distinct local op, not one per GPU of the block (a K3 block has 512 GPUs and 128 EP ranks).
     const auto ep_rank = [&](int g) { return ctx_.ep_index.empty() ? 0 : ctx_.ep_index[static_cast<std::size_t>(g)]; };
     cost_of_rank_.clear();
+    SimTime host;
+    if (!backward) {
+      host = op_host(op, block, cost::HostPhase::forward);
+    } else if (only_wgrad) {
+      host = op_host(op, block, cost::HostPhase::weight);
+    } else {
+      host = op_host(op, block, cost::HostPhase::backward_input) +
+             (with_wgrad ? op_host(op, block, cost::HostPhase::weight) : SimTime::zero());
+    }
     for (int g = 0; g < threads(); ++g) {
+      host_debt_[static_cast<std::size_t>(g)] += host;
       const auto key = static_cast<std::size_t>(op.routed ? ep_rank(g) : 0);
       if (key >= cost_of_rank_.size()) cost_of_rank_.resize(key + 1);
       if (!cost_of_rank_[key]) cost_of_rank_[key] = ctx_.cost->time(local_op(op, block, g));
@@ -293,14 +368,13 @@ class StagePassBuilder {
         s = t.dgrad + (with_wgrad ? t.wgrad : 0.0);
         quant = t.dgrad_quant + (with_wgrad ? t.wgrad_quant : 0.0);
       }
-      // No host time yet: the host is never behind (issue 43 gives launches and framework work their cost).
       if (quant > 0) {
         thread(g).steps.emplace_back(
-            ComputeStep{SimTime::from_seconds(quant), ctx_.cost->quantization_label(), false, SimTime::zero()});
+            ComputeStep{SimTime::from_seconds(quant), ctx_.cost->quantization_label(), false, take_host_debt(g)});
       }
       if (s <= 0) continue;
       thread(g).steps.emplace_back(
-          ComputeStep{SimTime::from_seconds(s), cost::OpCostModel::category(op), t.measured, SimTime::zero()});
+          ComputeStep{SimTime::from_seconds(s), cost::OpCostModel::category(op), t.measured, take_host_debt(g)});
     }
   }
 
@@ -328,11 +402,15 @@ class StagePassBuilder {
     for (const Op& op : ops) {
       if (!runs(op)) continue;
       if (op.kind == OpKind::Communication) {
-        if (m == nullptr) continue;
+        if (m == nullptr) {  // no all-to-all, but the tokens are still permuted on the GPU
+          owe_module_host(host_module(op), cost::HostPhase::forward);
+          continue;
+        }
         if (op.name == "dispatch") {
           const int c = collective(CollectiveKind::dispatch, m->dispatch, 0, std::string(tag) + label("dispatch", block),
                                    ctx_.ep_shape);
-          issue(c);
+          issue(c, module_host(cost::HostModule::dispatch, cost::HostPhase::forward),
+                ctx_.host != nullptr && ctx_.dispatch_host_sync);
           for (const Op& s : ops) {
             if (is_shared_expert(s) && runs(s)) compute(s, block, false);
           }
@@ -342,7 +420,7 @@ class StagePassBuilder {
           expert_tp_gather(std::string(tag) + label("ETP reduce-scatter", block));
           const int c = collective(CollectiveKind::combine, m->combine, 0, std::string(tag) + label("combine", block),
                                    ctx_.ep_shape);
-          issue(c);
+          issue(c, module_host(cost::HostModule::combine, cost::HostPhase::forward));
           wait(c);
         }
         continue;
@@ -363,6 +441,7 @@ class StagePassBuilder {
     const bool wgrad_here = part_ == PassPart::backward;
     if (part_ == PassPart::weight) {
       for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+        if (it->kind == OpKind::Communication) owe_module_host(host_module(*it), cost::HostPhase::weight);
         if (it->wgrad_flops > 0) compute(*it, block, true, true, true);
       }
       return;
@@ -373,12 +452,18 @@ class StagePassBuilder {
     for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
       const Op& op = *it;
       if (op.kind == OpKind::Communication) {
-        if (m == nullptr) continue;
+        const auto module = host_module(op);
+        // A combined backward pass issues the module's weight-gradient work too.
+        if (wgrad_here) owe_module_host(module, cost::HostPhase::weight);
+        if (m == nullptr) {
+          owe_module_host(module, cost::HostPhase::backward_input);
+          continue;
+        }
         if (op.name == "combine") {
           // Gradients of the expert outputs travel to the experts; the shared experts' backward hides it.
           const int c = collective(CollectiveKind::dispatch, m->dispatch_grad, 0, label("combine backward", block),
                                    ctx_.ep_shape);
-          issue(c);
+          issue(c, module_host(module, cost::HostPhase::backward_input));
           for (auto s = ops.rbegin(); s != ops.rend(); ++s) {
             if (is_shared_expert(*s)) compute(*s, block, true, wgrad_here);
           }
@@ -388,7 +473,7 @@ class StagePassBuilder {
           expert_tp_gather(label("ETP reduce-scatter backward", block));
           const int c = collective(CollectiveKind::combine, m->combine_grad, 0, label("dispatch backward", block),
                                    ctx_.ep_shape);
-          issue(c);
+          issue(c, module_host(module, cost::HostPhase::backward_input));
           wait(c);
         }
         continue;
@@ -408,6 +493,9 @@ class StagePassBuilder {
   PassPart part_;
   int first_;
   std::vector<std::optional<cost::OpTime>> cost_of_rank_;  // compute()'s scratch, by EP rank
+  std::vector<SimTime> host_debt_;                          // per thread: host time its next step issues with
+  // Per block and host module: its ops, and of them those with weight gradients (op_host's shares).
+  std::map<int, std::array<std::array<int, 2>, cost::kHostModuleCount>> ops_per_module_;
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "model/memory.hpp"
 #include "model/ops.hpp"
 #include "sim/cost/cost_model.hpp"
+#include "sim/cost/host_profile.hpp"
 #include "sim/workload/pass_program.hpp"
 #include "sim/parallel/stage_split.hpp"
 
@@ -74,7 +75,19 @@ struct PassBuildContext {
   core::Bytes tp_allreduce_bytes = 0;  // one micro-batch's activations on one CP rank (tokens x hidden x 2 B)
   core::Bytes etp_bytes = 0;           // the MoE tokens an ETP group gathers (tokens/TP x width x 2 B)
   FsdpGroups fsdp;
+  // Host time: null, the host is never behind. Otherwise each module's host time per occurrence in each pass
+  // (or one graph launch for a module in `cuda_graphs`) is spread evenly over the module's ops in the block.
+  const cost::HostProfile* host = nullptr;
+  std::array<bool, cost::kHostModuleCount> cuda_graphs{};
+  // The forward dispatch holds each member's host until all have issued it (flat all-to-all's split sizes,
+  // DeepEP normal mode's notify); only with a host profile.
+  bool dispatch_host_sync = false;
 };
+
+// The module of a layer an op is issued in, as host profiles annotate them: the routed and shared experts,
+// the router and the dense MLP are `mlp`; the rest (attention, norms, embedding, head) `attention`;
+// the all-to-alls `dispatch` and `combine`.
+cost::HostModule host_module(const model::Op& op);
 
 enum class PassPart { forward, backward, backward_input, weight };
 

@@ -67,6 +67,11 @@ struct ComputeStep {
 };
 struct IssueStep {   // start taking part in a collective, without waiting for it
   int collective = 0;
+  core::SimTime host = core::SimTime::zero();  // host time to issue it (as ComputeStep::host)
+  // The host then waits until every member has issued it: the collective needs counts only the device knows
+  // (DeepEP normal mode's notify of received tokens, the token counts an NCCL all-to-all splits by), so the
+  // host can issue nothing after it until all members have got there.
+  bool host_sync = false;
 };
 struct WaitStep {    // block until the collective has completed
   int collective = 0;

@@ -1,9 +1,12 @@
 #pragma once
 // What shapes the per-pass work beyond the model (scenario keys `precision.*`, `communication.*` and
 // `expert_load.*`): element types on the wire, the all-to-all algorithm, how expert load is sampled.
+#include <array>
+#include <memory>
 #include <string>
 
 #include "core/yaml_input.hpp"
+#include "sim/cost/host_profile.hpp"
 #include "sim/cost/precision.hpp"
 
 namespace k3::workload {
@@ -36,6 +39,14 @@ struct ExpertLoadSpec {
   int tokens_per_rank = 8192;   // kind balancer: tokens per rank per step of the inline balancer (8 ranks)
   std::string state;            // kind state: a `k3sim balance --write-state` file, resolved against the scenario
   core::InputLocation state_at;  // where `expert_load.state` was given, for errors found when it is read
+};
+
+// Scenario key `host:`: the host (CPU) time of each module, from a profile `k3sim trace import` wrote, and the
+// modules replayed as captured CUDA graphs. No profile: the host is never behind the GPU (an ideal host).
+struct HostSpec {
+  std::string profile;  // the profile's file; empty: none
+  std::shared_ptr<const cost::HostProfile> loaded;  // read when the scenario is (null: none)
+  std::array<bool, cost::kHostModuleCount> cuda_graphs{};  // by cost::HostModule
 };
 
 std::string to_string(AllToAllAlgorithm a);

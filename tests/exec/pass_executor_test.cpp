@@ -221,3 +221,27 @@ TEST(PassExecutor, ASyncPointHoldsTheHostUntilTheGpuGetsThere) {
     EXPECT_EQ(execute_pass(p, sim, coll).duration, us(duration_us)) << sync;
   }
 }
+
+TEST(PassExecutor, AnIssueSyncHoldsTheHostUntilEveryMemberHasIssued) {
+  // Two GPUs. GPU 0 issues a dispatch at once (2 us of host), GPU 1 only after a 30 us kernel. With a host sync at
+  // the issue (DeepEP's notify), GPU 0's host waits for GPU 1 to issue, at 30 us, then issues its 10 us shared
+  // expert (1 us of host): it runs 31-41. The collective (8 us) runs 30-38; GPU 0 waits for it at 41 and
+  // finishes. GPU 1: 0-30 kernel, issue at 30, wait until 38, then its 10 us kernel (1 us of host, issued long
+  // before) runs 38-48: the pass takes 48 us. Without the sync GPU 0 runs on; the pass
+  // still takes 48 us, and GPU 0 (its expert at 3-13) finishes when the collective does, at 38.
+  for (const auto& [sync, gpu0_finish_us] : {std::pair{true, 41.0}, std::pair{false, 38.0}}) {
+    k3::workload::PassProgram p;
+    p.gpus = {0, 1};
+    p.threads.resize(2);
+    p.threads[1].gpu_slot = 1;
+    const int c = p.add_collective({k3::workload::CollectiveKind::dispatch, {0, 1}, 0, nullptr, "d"}, {0, 1});
+    k3::workload::IssueStep issue{c, us(2), sync};
+    p.threads[0].steps = {issue, launched(10, 1), k3::workload::WaitStep{c}};
+    p.threads[1].steps = {compute(30), k3::workload::IssueStep{c}, k3::workload::WaitStep{c}, launched(10, 1)};
+    k3::engine::Simulator sim;
+    FixedTimeCollectives coll(sim, us(8));
+    const auto out = execute_pass(p, sim, coll);
+    EXPECT_EQ(out.duration, us(48)) << sync;
+    EXPECT_EQ(out.threads[0].finish, us(gpu0_finish_us)) << sync;
+  }
+}

@@ -179,10 +179,10 @@ TEST(StepSimulator, PerLayerResultsCoverEveryDecoderLayerKind) {
     // Backward computes input and weight gradients: about twice the forward's GEMM work.
     EXPECT_GT(k.backward.compute_total_s(), k.forward.compute_total_s()) << k.kind;
   }
-  // The dense layer has no TP and no experts: no collective, no bytes. The MoE layer's EP32 group spans 4
-  // nodes, so its dispatch and combine cross NICs.
+  // The dense layer has no TP and no experts: no collective, no bytes; what its GPU waits for is its host.
+  // The MoE layer's EP32 group spans 4 nodes, so its dispatch and combine cross NICs.
   EXPECT_TRUE(r.layers[0].forward.bytes.empty());
-  EXPECT_EQ(r.layers[0].forward.exposed_total_s(), 0);
+  for (const auto& [kind, s] : r.layers[0].forward.exposed_s) EXPECT_EQ(kind, k3::train::kHostWait);
   ASSERT_TRUE(r.layers[1].forward.bytes.count("nic"));
   EXPECT_GT(r.layers[1].forward.bytes.at("nic"), 0);
   // The layout as run: DP = 16 nodes x 8 GPUs / PP 4 = 32; expert DP = DP / EP = 1.
