@@ -6,7 +6,6 @@
 #include <set>
 
 #include "core/threads.hpp"
-#include "model/routing/synthetic_router.hpp"
 #include "model/totals.hpp"
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
@@ -93,10 +92,10 @@ class StepRun {
   // routed load balanced, then the shortest optimizer update of any pipeline rank. Every simulated pass lasts
   // at least as long as its busiest GPU's compute stream (execute_pass runs a GPU's compute steps one after
   // another) and as its busiest host (a host issues its thread's steps one after another), that GPU carries
-  // at least the balanced routed load (the busiest GPU's share is at least the
-  // mean), and an op's time does not fall as its tokens grow; the pipeline's makespan does not fall when a
-  // pass gets shorter or a transfer is left out (every start is a max of sums); and the step adds the
-  // data-parallel phase's exposed time, which holds the critical rank's optimizer update (dp_phase.hpp).
+  // at least the balanced routed load (the busiest GPU's share is at least the mean), and an op's time does not
+  // fall as its tokens grow; the pipeline's makespan does not fall when a pass gets shorter or a transfer is left
+  // out (every start is a max of sums); and the step adds the data-parallel phase's exposed time, which holds the
+  // critical rank's optimizer update (dp_phase.hpp).
   core::Seconds lower_bound() {
     (void)prepare_layout();
     // By class key (stage classes are stage indices), each class on the program of the representative the

@@ -15,6 +15,7 @@
 #include "model/ops.hpp"
 #include "sim/cost/cost_model.hpp"
 #include "sim/cost/host_profile.hpp"
+#include "sim/workload/op_sharding.hpp"
 #include "sim/workload/pass_program.hpp"
 #include "sim/parallel/stage_split.hpp"
 
@@ -35,11 +36,6 @@ struct ContextParallelLoad {
   parallel::ContextParallelComm comm = parallel::ContextParallelComm::p2p;
   double sequences = 1;  // per micro-batch (KDA hands one state per sequence along the ring)
 };
-
-// Context parallelism on ops built for one CP rank's seq / CP tokens: with Megatron's causal load
-// balancing (each rank holds chunks i and 2 CP - 1 - i of the sequence) every rank's queries see 1/CP of
-// the causal pairs of the whole sequence, CP times the pairs of a seq / CP self-attention.
-void apply_context_parallel(std::vector<model::OpBlock>& blocks, int cp);
 
 // FSDP: the groups a layer's parameters are gathered over and its gradients reduce-scattered over.
 struct FsdpGroups {
@@ -84,31 +80,9 @@ struct PassBuildContext {
   bool dispatch_host_sync = false;
 };
 
-// The module of a layer an op is issued in, as host profiles annotate them: the routed and shared experts,
-// the router and the dense MLP are `mlp`; the rest (attention, norms, embedding, head) `attention`;
-// the all-to-alls `dispatch` and `combine`.
-cost::HostModule host_module(const model::Op& op);
-
 enum class PassPart { forward, backward, backward_input, weight };
 
 // Appends one thread per GPU of the group doing `part` of `stage`; returns the index of the first.
 int append_stage_pass(PassProgram& program, const PassBuildContext& ctx, const parallel::StageBlocks& stage, PassPart part);
-
-// A non-routed op as one GPU runs it under tensor parallelism: GEMMs, attention and scans split TP ways;
-// norms and elementwise ops are replicated, or split TP ways by the sequence under sequence parallelism.
-model::Op shard_for_tp(const model::Op& op, int tp, bool sequence_parallel = false);
-
-// Whether TP splits an op's (non-routed) parameters: GEMMs, the router and the embedding; norms replicate.
-bool tp_splits_params(const model::Op& op);
-
-// The row-parallel projections that close a TP region (their partial outputs are all-reduced, or
-// reduce-scattered under sequence parallelism).
-bool ends_tp_region(const model::Op& op);
-
-// The share of a non-routed op's saved activations one TP rank keeps (Korthikanti et al., arXiv:2205.05198
-// section 4.2): what a column-parallel projection, a norm or the residual saves is the whole tensor on every
-// rank unless sequence parallelism splits it; what lies inside a TP region (attention core, the activation
-// function, the input of a row-parallel projection) is split TP ways. Routed ops: 1 (scaled by the caller).
-double tp_saved_fraction(const model::Op& op, int tp, bool sequence_parallel);
 
 }  // namespace k3::workload
