@@ -61,11 +61,15 @@ void run(const CollectiveOptions& o) {
   std::iota(spec.ranks.begin(), spec.ranks.end(), topo::GpuId{0});
 
   // Each link class carries the share of its line rate that NCCL reached on the GPU itself (its measured kernel
-  // tables, as `run` takes it), else the topology's measurements of the link technology (its `achievable:`).
+  // tables, as `run` takes it), else the topology's measurements of the link technology (its `achievable:`); DeepEP's
+  // SM copies at the rate DeepEP reached on the GPU itself at its default 20 SMs.
   core::Provenance links;
   net::LinkEfficiency efficiency =
       net::register_link_figures(topology, links, cost::shipped_nccl_link_rates(topology));
-  if (net::uses_sm_copies(algorithm)) efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(links);
+  if (net::uses_sm_copies(algorithm)) {
+    efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(
+        links, cost::shipped_deepep_copy_rate(topology, cost::kDeepepDefaultSms));
+  }
   nlohmann::json used = nlohmann::json::array();
   for (const auto& e : links.entries()) {
     if (e.id.ends_with(".efficiency") || e.id.ends_with("_fraction"))

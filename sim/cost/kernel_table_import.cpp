@@ -86,7 +86,16 @@ struct Family {
   // Key columns an older file may lack, with the value such a file measured at (A100's SGLang 0.5.10 attention
   // table has no window_size column: it measured full attention only).
   std::map<std::string, std::string> absent_keys = {};
+  std::string latency_column = "latency";  // the measured time's column
+  double us_per_unit = 1000;               // its unit in microseconds (the database's `latency` is in ms)
 };
+
+// DeepEP normal mode's intranode rows from 4,096 tokens per rank up: where a dispatch is bound by bandwidth
+// rather than by its launch and notify, and the part a training step's dispatch runs in (a few thousand tokens
+// per micro-batch and rank); the small-token rows would add a sixth to the largest shipped file.
+bool deepep_bandwidth_row(const Columns& c, std::size_t r) {
+  return c.number(r, "node_num") == 1 && c.number(r, "num_token") >= 4096;
+}
 
 const std::vector<Family>& families() {
   static const std::vector<Family> f{
@@ -117,6 +126,16 @@ const std::vector<Family>& families() {
        "all rows", nullptr},
       {"quantize", "scale_matrix_perf.csv", "quantize_scale_matrix", {"kernel_source", "quant_dtype"}, {"m", "k"},
        "all rows", nullptr},
+      // transmit time at the best of 16 NVLink chunk sizes (the collector's test_intranode.py); dispatch sends FP8
+      // tokens with their 1x128 scales, combine returns BF16.
+      {"comm", "wideep_deepep_normal_perf.csv", "deepep_normal_dispatch",
+       {"node_num", "hidden_size", "num_topk", "num_experts"}, {"dispatch_sms", "num_token"},
+       "intranode (node_num 1), 4,096 tokens per rank or more; dispatch_transmit_us (FP8 payload)",
+       deepep_bandwidth_row, {}, {}, "dispatch_transmit_us", 1},
+      {"comm", "wideep_deepep_normal_perf.csv", "deepep_normal_combine",
+       {"node_num", "hidden_size", "num_topk", "num_experts"}, {"combine_sms", "num_token"},
+       "intranode (node_num 1), 4,096 tokens per rank or more; combine_transmit_us (BF16 payload)",
+       deepep_bandwidth_row, {}, {}, "combine_transmit_us", 1},
   };
   return f;
 }
@@ -230,15 +249,15 @@ std::vector<KernelTable> import_family(const std::string& dir, const ManifestEnt
   }
   wanted.insert(wanted.end(), f.axes.begin(), f.axes.end());
   wanted.insert(wanted.end(), f.filter_columns.begin(), f.filter_columns.end());
-  wanted.push_back("latency");
+  wanted.push_back(f.latency_column);
   const Columns c(csv, wanted);
   std::map<std::string, Pending> tables;  // by the keys' text: a stable order
   int unmeasured = 0, kept_rows = 0;
   for (std::size_t r = 0; r < csv.rows.size(); ++r) {
-    const double latency_ms = c.number(r, "latency");
-    if (latency_ms < 0) {
-      throw InputError({entry.file, "latency", c.line(r)}, fmt::format("negative latency {}", latency_ms),
-                       "a latency in milliseconds, >= 0 (0: not measured)");
+    const double latency = c.number(r, f.latency_column);
+    if (latency < 0) {
+      throw InputError({entry.file, f.latency_column, c.line(r)}, fmt::format("negative latency {}", latency),
+                       fmt::format("a latency in {}, >= 0 (0: not measured)", f.us_per_unit == 1 ? "microseconds" : "milliseconds"));
     }
     std::vector<double> point;
     for (const auto& a : f.axes) {
@@ -247,7 +266,7 @@ std::vector<KernelTable> import_family(const std::string& dir, const ManifestEnt
       point.push_back(v);
     }
     if (f.keep && !f.keep(c, r)) continue;
-    if (latency_ms == 0) {
+    if (latency == 0) {
       ++unmeasured;
       continue;
     }
@@ -260,7 +279,7 @@ std::vector<KernelTable> import_family(const std::string& dir, const ManifestEnt
     auto& pending = tables[key_text];
     pending.keys = std::move(keys);
     pending.points.push_back(std::move(point));
-    pending.latency_us.push_back(round4(latency_ms * 1000.0));
+    pending.latency_us.push_back(round4(latency * f.us_per_unit));
     ++kept_rows;
   }
   const auto& k = entry.constants;

@@ -15,7 +15,9 @@
 //   (heads per KV head) over batch, sequence length and heads;
 // - mla_context: every kernel, dtype and KV dtype over batch, sequence length and heads per GPU;
 // - nccl: every collective and dtype over GPUs and message size (elements);
-// - quantize: the FP8 scale kernels over m and k.
+// - quantize: the FP8 scale kernels over m and k;
+// - deepep_normal_dispatch / deepep_normal_combine: DeepEP's normal-mode kernels inside one node, per model shape
+//   (hidden, top-k, experts), over SMs and tokens per rank (4,096 and more), transmit time in microseconds.
 // Rows with a latency of 0 are the collector's unmeasured configurations: dropped and counted. A missing column,
 // a cell that is not a number, or a negative latency is a core::InputError naming the file, line and column.
 #include <memory>

@@ -61,6 +61,8 @@ class KernelTable {
   std::size_t cell(std::span<const std::size_t> index) const;
   // "gemm gemm_dtype=bfloat16 kernel_source=sglang_torch_linear": the table's name in listings and errors.
   std::string label() const;
+  // A key that holds a number ("hidden_size": "7168"), read as one.
+  double key_number(const std::string& key) const { return std::stod(keys.at(key)); }
 };
 
 class KernelTables {

@@ -21,7 +21,6 @@ struct BwdRatioPoint {
 constexpr BwdRatioPoint kFa3HeadDim128[] = {{512, 467, 316},   {1024, 565, 424}, {2048, 625, 501},
                                             {4096, 638, 542},  {8192, 646, 559}, {16384, 648, 561}};
 
-double number_key(const KernelTable& t, const char* key) { return std::stod(t.keys.at(key)); }
 
 // The kernel of a family the database measured most (its main kernel on that GPU): a fixed choice per GPU and
 // dtype, never one per op.
@@ -116,8 +115,8 @@ MeasuredKernels::MeasuredKernels(const KernelTables& tables, bool fine_grained_f
     const std::string kernel = main_kernel(all);
     for (const auto* t : all) {
       if (t->keys.at("kernel_source") != kernel) continue;
-      const double hidden = number_key(*t, "hidden_size"), ffn = number_key(*t, "inter_size");
-      const double experts = number_key(*t, "num_experts"), topk = number_key(*t, "topk");
+      const double hidden = t->key_number("hidden_size"), ffn = t->key_number("inter_size");
+      const double experts = t->key_number("num_experts"), topk = t->key_number("topk");
       out.push_back({t, hidden, ffn, experts, topk, std::log(hidden), std::log(2 * ffn), std::log(ffn), std::log(experts)});
     }
     return out;

@@ -19,6 +19,12 @@
 //   FlashAttention-3 on H100 (arXiv:2407.08608, figures 5 and 6, head dim 128, BF16).
 // - KDA chunkwise scan: K3's chunk_kda kernel at the op's tokens (one sequence) and heads; backward at the forward's
 //   measured FLOP rate.
+// - memory-bound ops and FP8 quantization (casts to 1x128 or 128x128 tiles, norms, activations): by the bytes they
+//   move at the HBM share the GPU's own GEMM tables stream on matrix-vector rows (hbm_stream_share). The database's
+//   `quantize` tables do not price them: `scale_matrix` times eager PyTorch's per-tensor static cast (a division, a
+//   clamp, a cast and a copy, four kernels: about 410 GB/s on H200 however large), and `compute_scale` is a
+//   difference of two timings that is 0 in 1,622 of its 1,628 H200 rows (AIConfigurator's
+//   collector/sglang/collect_computescale.py); neither is the fused tile cast a training step runs.
 // Every look-up that finds no table, or a shape whose box is not measured, returns nothing: the caller uses its
 // roofline and counts the op as not measured.
 #include <map>

@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/cost/kernel_table_import.hpp"
@@ -57,15 +59,82 @@ double ring_step_latency_s(const KernelTable& t) {
   return sxx > 0 ? std::max(0.0, sxy / sxx) : 0;
 }
 
-}  // namespace
-
-net::MeasuredLinkRates nccl_link_rates(const KernelTables& tables, const topo::Topology& topology) {
-  net::MeasuredLinkRates out{};
-  if (tables.gpu != topology.gpu_type().name) return out;
+double nvlink_line_rate(const topo::Topology& topology) {
   double line = 0;
   for (const topo::Link& l : topology.links()) {
     if (l.link_class == topo::LinkClass::nvlink) line = std::max(line, l.capacity_bytes_per_s);
   }
+  return line;
+}
+
+// GPUs in the node AIConfigurator's DeepEP collector ran on (collector/wideep/sglang/collect_deepep_normal.py:
+// "full node: 4 on GB200, 8 on B200/H200"; a GB300 compute tray also holds 4).
+double deepep_collector_ranks(const std::string& gpu) { return gpu == "GB200-B200" || gpu == "GB300-B300" ? 4 : 8; }
+
+// Probability that a token's top-k of E experts, drawn uniformly, has one on a given GPU of R (E/R experts each).
+double reaches_gpu(double experts, double topk, double ranks) {
+  const double elsewhere = experts - experts / ranks;
+  double none_here = 1;
+  for (int i = 0; i < static_cast<int>(topk); ++i) none_here *= std::max(0.0, elsewhere - i) / (experts - i);
+  return 1 - none_here;
+}
+
+constexpr double kFp8BytesPerElement = 1 + 4.0 / 128;  // FP8 value and an FP32 scale per 128 (DeepEP's dispatch)
+constexpr double kBf16BytesPerElement = 2;
+
+
+}  // namespace
+
+std::optional<net::MeasuredLinkRate> deepep_copy_rate(const KernelTables& tables, const topo::Topology& topology,
+                                                      int sms) {
+  if (tables.gpu != topology.gpu_type().name) return std::nullopt;
+  const double line = nvlink_line_rate(topology);
+  if (line <= 0) return std::nullopt;
+  const double ranks = deepep_collector_ranks(tables.gpu);
+  std::vector<double> rates;
+  double tokens_at = 0, sms_at = 0;
+  std::string file;
+  for (const auto& [op, bytes_per_element] : {std::pair{"deepep_normal_dispatch", kFp8BytesPerElement},
+                                              std::pair{"deepep_normal_combine", kBf16BytesPerElement}}) {
+    for (const KernelTable* t : tables.all(op, {{"node_num", "1"}})) {
+      if (t->axes.size() != 2 || t->axes[1].name != "num_token") continue;
+      const auto& sm_axis = t->axes[0].values;
+      sms_at = std::clamp(static_cast<double>(sms), sm_axis.front(), sm_axis.back());
+      tokens_at = t->axes[1].values.back();
+      const std::array<double, 2> point{sms_at, tokens_at};
+      const auto l = t->latency(point);
+      if (!l || l->latency_us <= 0) continue;
+      const double received = ranks * tokens_at *
+                              reaches_gpu(t->key_number("num_experts"), t->key_number("num_topk"), ranks);
+      const double wire_bytes = received * t->key_number("hidden_size") * bytes_per_element * (ranks - 1) / ranks;
+      rates.push_back(wire_bytes / (l->latency_us * 1e-6) / line);
+      file = t->source.file;
+    }
+  }
+  if (rates.empty()) return std::nullopt;
+  std::sort(rates.begin(), rates.end());
+  net::MeasuredLinkRate m;
+  m.fraction = rates[rates.size() / 2];
+  m.low = rates.front();
+  m.high = rates.back();
+  if (!(m.fraction > 0 && m.high <= 1)) return std::nullopt;
+  m.source = fmt::format(
+      "DeepEP normal mode measured on {} inside one node of {:.0f} GPUs ({}; {}): dispatch (FP8) and combine (BF16) "
+      "of {} model shapes at {:.0f} tokens per rank and {:.0f} SMs, wire bytes (tokens received x (R-1)/R) per second "
+      "of {:.0f} GB/s NVLink per direction: median {:.3f}, range {:.3f}..{:.3f} (sim/cost/measured_links.hpp)",
+      tables.device, ranks, file, tables.origin, rates.size() / 2, tokens_at, sms_at, line / 1e9, m.fraction, m.low, m.high);
+  return m;
+}
+
+std::optional<net::MeasuredLinkRate> shipped_deepep_copy_rate(const topo::Topology& topology, int sms) {
+  const auto tables = shipped_kernel_tables_of(topology.gpu_type().name);
+  return tables ? deepep_copy_rate(*tables, topology, sms) : std::nullopt;
+}
+
+net::MeasuredLinkRates nccl_link_rates(const KernelTables& tables, const topo::Topology& topology) {
+  net::MeasuredLinkRates out{};
+  if (tables.gpu != topology.gpu_type().name) return out;
+  const double line = nvlink_line_rate(topology);
   const KernelTable* gather = nccl_table(tables, "all_gather");
   const KernelTable* scatter = nccl_table(tables, "reduce_scatter");
   if (line <= 0 || gather == nullptr || scatter == nullptr) return out;

@@ -83,7 +83,11 @@ std::vector<NetLink> make_net_links(const topo::Topology& topology, const LinkEf
   return links;
 }
 
-double register_deepep_copy_rate(core::Provenance& prov) {
+double register_deepep_copy_rate(core::Provenance& prov, const std::optional<MeasuredLinkRate>& measured) {
+  if (measured) {
+    return prov.add("alltoall.deepep.nvlink_copy_fraction", measured->fraction, measured->low, measured->high,
+                    "fraction", core::SourceKind::kernel_measurement, measured->source);
+  }
   // DeepEP's intranode kernels on H20 (NVLink4, 450 GB/s per direction, the kernel the H800 rows run):
   // 337 GB/s (DeepEP issue #16) and 326.6 / 344.5 / 332.6 GB/s FP8 / BF16 dispatch / combine (issue #138),
   // logical bandwidth with the 1/8 a rank sends itself: 337 x 7/8 = 295 GB/s on the wire, 0.655 of line rate

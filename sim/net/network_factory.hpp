@@ -44,9 +44,10 @@ struct MeasuredLinkRate {
 };
 using MeasuredLinkRates = std::array<std::optional<MeasuredLinkRate>, topo::kLinkClassCount>;
 
-// Registers the share of NVLink line rate DeepEP's SM-driven copies reach (a kernel measurement) and returns
-// it, for the runs of the DeepEP algorithms.
-double register_deepep_copy_rate(core::Provenance& prov);
+// Registers the share of NVLink line rate DeepEP's SM-driven copies reach and returns it, for the runs of the
+// DeepEP algorithms: `measured` where DeepEP was measured on the GPU itself (sim/cost/measured_links.hpp), else
+// its intranode kernels' published rate on another Hopper part.
+double register_deepep_copy_rate(core::Provenance& prov, const std::optional<MeasuredLinkRate>& measured = std::nullopt);
 
 // Registers each link class the topology has: its bandwidth per direction (exact, from the topology file),
 // the fraction of it a transfer achieves and its per-hop latency (`measured` where it has the class, else the

@@ -55,7 +55,12 @@ exec::PassRunnerConfig make_step_runner_config(const StepSpec& sc, const topo::T
     case workload::AllToAllAlgorithm::deepep: c.alltoall = net::CollectiveAlgorithm::deepep; break;
     case workload::AllToAllAlgorithm::deepep_ll: c.alltoall = net::CollectiveAlgorithm::deepep_ll; break;
   }
-  if (net::uses_sm_copies(c.alltoall)) c.efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(prov);
+  if (net::uses_sm_copies(c.alltoall)) {
+    // DeepEP as measured on the GPU itself at the SMs the scenario gives communication, where tables price the run.
+    const int deepep_sms = sc.communication.comm_sms > 0 ? sc.communication.comm_sms : cost::kDeepepDefaultSms;
+    c.efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(
+        prov, prices_from_tables(sc) ? cost::shipped_deepep_copy_rate(topo, deepep_sms) : std::nullopt);
+  }
   if (c.alltoall == net::CollectiveAlgorithm::deepep) {
     // A count: no range (the band's runs share collectives simulated with it).
     c.deepep_pipeline_chunks = static_cast<int>(prov.add_exact(

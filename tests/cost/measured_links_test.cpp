@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "core/provenance.hpp"
 #include "sim/cost/measured_links.hpp"
@@ -98,4 +99,68 @@ TEST(MeasuredLinks, ARateAboveLineRateIsRefused) {
   sweep.tables[0] = nccl("all_gather", 10, 12, 16, 400);
   sweep.index();
   EXPECT_FALSE(cost::nccl_link_rates(sweep, topo::load_topology("h200-rail"))[kNvlink].has_value());
+}
+
+namespace {
+
+// DeepEP normal mode inside one node of 8 GPUs: SMs {12, 24} x tokens per rank {4096, 8192}; the 12-SM rows are
+// twice as slow, so a look-up that ignored the SM count would not find the figures below.
+cost::KernelTable deepep(const char* op, const char* topk, const char* experts, double us_at_24_sms_8192) {
+  cost::KernelTable t;
+  t.op_class = op;
+  t.keys = {{"node_num", "1"}, {"hidden_size", "4096"}, {"num_topk", topk}, {"num_experts", experts}};
+  t.axes = {{op == std::string("deepep_normal_dispatch") ? "dispatch_sms" : "combine_sms", {12, 24}},
+            {"num_token", {4096, 8192}}};
+  const double u = us_at_24_sms_8192;
+  t.latency_us = {u, 2 * u, u / 2, u};
+  return t;
+}
+
+cost::KernelTables h200_deepep() {
+  cost::KernelTables k;
+  k.gpu = "H200-SXM";
+  k.device = "NVIDIA H200";
+  k.origin = "hand-made";
+  // At 24 SMs and 8,192 tokens per rank, hidden 4,096, R = 8 GPUs, 450 GB/s NVLink per direction:
+  // - top-1 of 8 experts: a token reaches a given GPU with 1 - 7/8 = 1/8, so a rank receives 8 x 8192 / 8 = 8,192
+  //   tokens; on the wire 7/8 of them.
+  //   dispatch: 8192 x 4096 x (1 + 4/128) x 7/8 = 30,277,632 B in 100 us = 302.8 GB/s = 0.67284 of 450
+  //   combine:  8192 x 4096 x 2 x 7/8          = 58,720,256 B in 200 us = 293.6 GB/s = 0.65245
+  // - top-2 of 16: 1 - (14/16)(13/15) = 0.241667, so 8 x 8192 x 0.241667 = 15,837.9 tokens received.
+  //   dispatch: 58,536,755 B in 200 us = 0.65041;  combine: 113,525,828 B in 400 us = 0.63070
+  // Sorted 0.63070, 0.65041, 0.65245, 0.67284: the median (the upper of the middle two) 0.65245, range 0.63070..0.67284.
+  k.tables = {deepep("deepep_normal_dispatch", "1", "8", 100), deepep("deepep_normal_combine", "1", "8", 200),
+              deepep("deepep_normal_dispatch", "2", "16", 200), deepep("deepep_normal_combine", "2", "16", 400)};
+  k.index();
+  return k;
+}
+
+}  // namespace
+
+TEST(MeasuredLinks, DeepepCopyRateIsTheMedianWireRateOverShapesAndDirections) {
+  const auto topology = topo::load_topology("h200-rail");
+  const auto m = cost::deepep_copy_rate(h200_deepep(), topology, 24);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_NEAR(m->fraction, 0.65245, 1e-5);
+  EXPECT_NEAR(m->low, 0.63070, 1e-5);
+  EXPECT_NEAR(m->high, 0.67284, 1e-5);
+  // More SMs than measured are read at the largest measured count (24), not extrapolated.
+  EXPECT_NEAR(cost::deepep_copy_rate(h200_deepep(), topology, 64)->fraction, 0.65245, 1e-5);
+  // At 12 SMs every time doubles: half the rate.
+  EXPECT_NEAR(cost::deepep_copy_rate(h200_deepep(), topology, 12)->fraction, 0.65245 / 2, 1e-5);
+  // The network model's copy port takes it, marked as a kernel measurement.
+  core::Provenance prov;
+  EXPECT_NEAR(net::register_deepep_copy_rate(prov, m), 0.65245, 1e-5);
+  EXPECT_EQ(prov.entry("alltoall.deepep.nvlink_copy_fraction").kind, core::SourceKind::kernel_measurement);
+  EXPECT_NE(prov.entry("alltoall.deepep.nvlink_copy_fraction").source.find("at 8192 tokens per rank and 24 SMs"),
+            std::string::npos);
+}
+
+TEST(MeasuredLinks, DeepepWithoutTheGpusOwnTablesKeepsThePublishedRate) {
+  auto tables = h200_deepep();
+  tables.gpu = "H100-SXM";
+  EXPECT_FALSE(cost::deepep_copy_rate(tables, topo::load_topology("h200-rail"), 20).has_value());
+  // Without a measurement: DeepEP's intranode kernels on H20, 0.655 of line rate.
+  core::Provenance prov;
+  EXPECT_NEAR(net::register_deepep_copy_rate(prov), 0.655, 1e-12);
 }

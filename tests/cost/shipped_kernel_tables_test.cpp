@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string>
 
 #include "core/text_file.hpp"
 #include "sim/cost/kernel_table_import.hpp"
@@ -65,6 +67,17 @@ TEST(ShippedKernelTablesH200, MeasuredRowsComeBackFromTheLookUp) {
                                         {"head_v_dim", "128"}, {"model_name", "moonshotai/Kimi-K3"}});
   ASSERT_NE(kda, nullptr);
   EXPECT_DOUBLE_EQ(lookup(*kda, {1, 4096, 96}), 1571);
+
+  // comm/sglang/0.5.12/wideep_deepep_normal_perf.csv (times already in us): deepep,1,7168,131072,8,256,24,14647.7,0,
+  // 24,27168.5,0 -> dispatch 14650 us and combine 27170 us at 24 SMs and 131,072 tokens per rank (four digits).
+  const std::map<std::string, std::string> shape{
+      {"node_num", "1"}, {"hidden_size", "7168"}, {"num_topk", "8"}, {"num_experts", "256"}};
+  const auto* dispatch = tables.find("deepep_normal_dispatch", shape);
+  const auto* combine = tables.find("deepep_normal_combine", shape);
+  ASSERT_NE(dispatch, nullptr);
+  ASSERT_NE(combine, nullptr);
+  EXPECT_DOUBLE_EQ(lookup(*dispatch, {24, 131072}), 14650);
+  EXPECT_DOUBLE_EQ(lookup(*combine, {24, 131072}), 27170);
 }
 
 // A grouped (fused-MoE) GEMM at 64 tokens per expert is slower per FLOP than at 4,096. The database's BF16 shapes reach
