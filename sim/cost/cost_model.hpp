@@ -130,6 +130,8 @@ class OpCostModel {
   enum class GemmPart { fwd, dgrad, wgrad };
 
   const MeasuredKernels* measured() const { return measured_ ? &*measured_ : nullptr; }
+  // Memory-bound kernels (norms, casts, the quantization kernels of OpTime::*_quant) stream at a measured HBM rate.
+  bool memory_rate_measured() const { return hbm_measured_; }
 
  private:
   struct Priced {

@@ -299,7 +299,8 @@ class StagePassBuilder {
       }
       if (quant > 0) {
         thread(g).steps.emplace_back(
-            ComputeStep{SimTime::from_seconds(quant), ctx_.cost->quantization_label(), false, take_host_debt(g)});
+            ComputeStep{SimTime::from_seconds(quant), ctx_.cost->quantization_label(),
+                        ctx_.cost->memory_rate_measured(), take_host_debt(g)});
       }
       if (s <= 0) continue;
       thread(g).steps.emplace_back(
