@@ -30,6 +30,7 @@ Op scale_routed(const Op& op, double f) {
   o.wgrad_flops *= f;
   o.read_bytes = op.weight_bytes + (op.read_bytes - op.weight_bytes) * f;
   o.write_bytes *= f;
+  o.backward_bytes *= f;
   o.saved_bytes *= f;
   o.comm_bytes *= f;
   if (auto* e = std::get_if<ExpertGemmShape>(&o.shape)) e->tokens_per_expert *= f;
@@ -310,6 +311,15 @@ class Builder {
       o.read_bytes += E * n * mb_.dtypes.weight_bytes;
       return o;
     };
+    // The received tokens sorted into their local experts' order for the grouped GEMM: Megatron-Core's token
+    // dispatchers call `permute` after the all-to-all (flex/DeepEP) or its chunk sort (alltoall), a gather that
+    // reads and writes each routed row once in the dispatched dtype; backward scatters the gradient back.
+    // Its inverse before the combine is the weighted sum below (unpermute with the routing probabilities).
+    Op permute = elementwise("routed_permute", routed_tokens * io, 0, routed_tokens * io, false);
+    permute.routed = true;
+    permute.read_bytes = permute.write_bytes = routed_tokens * io * mb_.dtypes.dispatch_bytes;
+    permute.backward_bytes = 2 * routed_tokens * io * a_;
+    ops.push_back(permute);
     Op up = biased(expert("routed_up", mats * m.expert_ffn, io), mats * m.expert_ffn);
     up.input_arrives_fp8 = mb_.dtypes.dispatch_bytes < 2;
     ops.push_back(up);

@@ -90,6 +90,9 @@ struct Op {
   bool input_arrives_fp8 = false;
   core::Flops fwd_flops = 0, dgrad_flops = 0, wgrad_flops = 0;
   core::Bytes read_bytes = 0, write_bytes = 0;  // forward HBM traffic, rough (inputs + weights, outputs)
+  // A data-movement op's backward traffic where it is not twice the forward's (the elementwise rule): a permute's
+  // backward moves the gradient once (read and write); 0: the rule applies.
+  core::Bytes backward_bytes = 0;
   double params = 0;                            // parameters owned by this op (0 for shared/tied weights)
   double activated_params = 0;                  // of those, the ones one token uses (k/E for routed)
   core::Bytes weight_bytes = 0;                 // bytes of weights read in forward

@@ -139,6 +139,8 @@ std::optional<GemmForward> forward_of(const model::Op& op) {
   return std::nullopt;
 }
 
+constexpr double kBf16OutputBytes = 2;  // a weight-gradient GEMM timed alone writes its output in BF16
+
 }  // namespace
 
 double OpCostModel::gemm_shape_efficiency(double m, double n, int groups) const {
@@ -323,13 +325,31 @@ OpTime OpCostModel::time(const model::Op& op) const {
   t.fwd = part_time(op.fwd_flops, GemmPart::fwd, mem);
   // Backward reads what forward read and writes gradients of the same size: twice the traffic.
   if (op.dgrad_flops > 0 || op.kind == model::OpKind::Norm || op.kind == model::OpKind::Elementwise) {
-    t.dgrad = part_time(op.dgrad_flops, GemmPart::dgrad, 2 * mem);
+    t.dgrad = part_time(op.dgrad_flops, GemmPart::dgrad, op.backward_bytes > 0 ? memory_time(op.backward_bytes) : 2 * mem);
   }
-  if (op.wgrad_flops > 0) t.wgrad = part_time(op.wgrad_flops, GemmPart::wgrad, mem);
+  if (op.wgrad_flops > 0) {
+    t.wgrad = std::max(part_time(op.wgrad_flops, GemmPart::wgrad, mem), accumulating_wgrad_floor(op, bytes));
+  }
   // An op without FLOPs (a copy, a cast) is its bytes at the HBM rate: measured when that rate is.
   t.measured = any_compute ? measured : hbm_measured_;
   add_quantization(op, t);
   return t;
+}
+
+// Weight gradients accumulate over the micro-batches of a step into a buffer of main_grad_bytes per element (FP32
+// under BF16 training: Megatron-LM sets accumulate_allreduce_grads_in_fp32 for bf16, arguments.py; DeepSeek-V3
+// keeps gradients for batch accumulation in FP32, arXiv:2412.19437 section 3.3). The accumulation is fused into the
+// weight-gradient GEMM's epilogue (Megatron-LM's gradient_accumulation_fusion, on unless
+// --no-gradient-accumulation-fusion; C read and written with beta = 1), so each element of the weight gradient is
+// read and written in that dtype where the GEMM timed alone (a table's row, the roofline's output) wrote it once in
+// BF16: (2 x main_grad_bytes - 2) bytes more per element. Tiles' epilogues overlap other tiles' main loops, so the
+// traffic bounds the kernel from below (its operands plus the accumulation at the HBM rate) rather than adding to it:
+// it binds where a GEMM is memory-bound (few tokens per expert), not where it is compute-bound.
+core::Seconds OpCostModel::accumulating_wgrad_floor(const model::Op& op, core::Bytes operand_bytes) const {
+  const auto f = forward_of(op);
+  if (kernels_.main_grad_bytes <= 0 || !f) return 0;
+  const double elements = f->groups * f->dims.n * f->dims.k;
+  return memory_time(operand_bytes + elements * (2 * kernels_.main_grad_bytes - kBf16OutputBytes));
 }
 
 void OpCostModel::add_quantization(const model::Op& op, OpTime& t) const {
@@ -406,6 +426,13 @@ std::vector<std::string> OpCostModel::notes() const {
   out.push_back(fmt::format("GEMM tiles {}x{} over {} SMs for tile and wave quantization: NVIDIA Matrix "
                             "Multiplication Background User's Guide, sections 3.1-3.2",
                             d.tile_m, d.tile_n, device_.sms));
+  if (kernels_.main_grad_bytes > 0) {
+    out.push_back(fmt::format("weight gradients accumulate over micro-batches into {} main gradients inside the "
+                              "weight-gradient GEMM (Megatron-LM's gradient_accumulation_fusion): its operands and "
+                              "{:.0f} B more per weight-gradient element than a BF16 output, at the HBM rate, bound "
+                              "the GEMM from below",
+                              kernels_.main_grad_bytes >= 4 ? "FP32" : "BF16", 2 * kernels_.main_grad_bytes - kBf16OutputBytes));
+  }
   if (kernels_.attention == AttentionKernel::unfused) {
     out.push_back("attention unfused (Megatron-LM 2021, SC21 section 4.2): batched GEMMs at the BF16 GEMM "
                   "efficiency over the full seq x seq scores, plus 6 passes of 2-byte scores and a 1-byte dropout "

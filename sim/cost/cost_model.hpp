@@ -84,6 +84,9 @@ struct KernelChoice {
   Bf16GemmKernels bf16 = Bf16GemmKernels::cuda12;
   // Kernel latencies measured on this GPU type (measured_kernels.hpp); null: every op by the roofline.
   std::shared_ptr<const KernelTables> measured;
+  // Bytes per element of the buffer weight gradients accumulate into across micro-batches (4: FP32, 2: BF16;
+  // precision.gradient_reduce); 0: the GEMM's output is the gradient, no accumulation traffic.
+  double main_grad_bytes = 0;
 };
 
 struct OpTime {
@@ -130,6 +133,9 @@ class OpCostModel {
   enum class GemmPart { fwd, dgrad, wgrad };
 
   const MeasuredKernels* measured() const { return measured_ ? &*measured_ : nullptr; }
+  // The least time of a weight-gradient GEMM that accumulates into the main-gradient buffer
+  // (KernelChoice::main_grad_bytes): its operands and the accumulation's traffic at the HBM rate.
+  core::Seconds accumulating_wgrad_floor(const model::Op& op, core::Bytes operand_bytes) const;
   // Memory-bound kernels (norms, casts, the quantization kernels of OpTime::*_quant) stream at a measured HBM rate.
   bool memory_rate_measured() const { return hbm_measured_; }
 

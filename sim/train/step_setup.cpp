@@ -31,6 +31,7 @@ cost::OpCostModel make_step_cost_model(const StepSpec& sc, const topo::Topology&
   kernels.fp8 = sc.fp8_gemm_kernels;
   kernels.bf16 = sc.bf16_gemm_cuda11 ? cost::Bf16GemmKernels::cuda11 : cost::Bf16GemmKernels::cuda12;
   if (prices_from_tables(sc)) kernels.measured = cost::shipped_kernel_tables_of(topo.gpu_type().name);
+  kernels.main_grad_bytes = sc.precision.gradient_reduce_bytes;
   try {
     return cost::OpCostModel(device_of(topo.gpu_type()), profile, sc.precision.gemm, kernels, prov);
   } catch (const InputError& e) {

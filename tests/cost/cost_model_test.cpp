@@ -105,6 +105,48 @@ TEST(CostModel, Fp8QuantizationKernelsAreCostedByTheirBytes) {
   EXPECT_EQ(bf16.time(k3::test::gemm_op(4096, 4096, 7168)).fwd_quant, 0);
 }
 
+// A weight gradient accumulated into FP32 main gradients reads and writes 4 B per element where the GEMM alone writes
+// 2 B: 6 B more, a floor at 90% of 3.35 TB/s under the kernel (gemm_op's operand bytes are 0). Weight 4096 x 4096:
+// 4096 x 4096 x 6 = 100,663,296 B -> 33.39 us; with BF16 main gradients 2 x 2 - 2 = 2 B -> 11.13 us.
+// - 64 tokens: 2 x 64 x 4096 x 4096 = 2.1 GFLOP, a few us on 989 TFLOP/s: the floor sets the time.
+// - 16,384 tokens: 550 GFLOP, over 500 us: above the floor, unchanged.
+TEST(CostModel, WeightGradientAccumulationBoundsAMemoryBoundGemmFromBelow) {
+  const double rate = 0.9 * 3.35e12;
+  KernelChoice fp32;
+  fp32.main_grad_bytes = 4;
+  KernelChoice bf16_grads;
+  bf16_grads.main_grad_bytes = 2;
+  const OpCostModel plain = make(kH800, Precision::bf16);
+  const OpCostModel accumulating = make(kH800, Precision::bf16, fp32);
+  const OpCostModel accumulating_bf16 = make(kH800, Precision::bf16, bf16_grads);
+  const auto few = k3::test::gemm_op(64, 4096, 4096);
+  EXPECT_LT(plain.time(few).wgrad, 10e-6);
+  EXPECT_NEAR(accumulating.time(few).wgrad, 4096.0 * 4096 * 6 / rate, 1e-12);
+  EXPECT_NEAR(accumulating_bf16.time(few).wgrad, 4096.0 * 4096 * 2 / rate, 1e-12);
+  // The forward and the activation gradient do not accumulate.
+  EXPECT_DOUBLE_EQ(accumulating.time(few).fwd, plain.time(few).fwd);
+  EXPECT_DOUBLE_EQ(accumulating.time(few).dgrad, plain.time(few).dgrad);
+  const auto many = k3::test::gemm_op(16384, 4096, 4096);
+  EXPECT_GT(plain.time(many).wgrad, 500e-6);
+  EXPECT_DOUBLE_EQ(accumulating.time(many).wgrad, plain.time(many).wgrad);
+}
+
+// A permute's backward moves its stated bytes once at the HBM rate, not twice the forward's traffic.
+TEST(CostModel, APermutesBackwardIsItsOwnBytes) {
+  const OpCostModel c = make(kH800, Precision::bf16);
+  k3::model::Op permute;
+  permute.name = "routed_permute";
+  permute.kind = k3::model::OpKind::Elementwise;
+  permute.shape = k3::model::ElementwiseShape{1e8, 0};
+  permute.read_bytes = permute.write_bytes = 1e8;  // FP8 rows forward
+  permute.backward_bytes = 3e8;                    // a gradient read and written
+  const double rate = 0.9 * 3.35e12;
+  EXPECT_NEAR(c.time(permute).fwd, 2e8 / rate, 1e-12);
+  EXPECT_NEAR(c.time(permute).dgrad, 3e8 / rate, 1e-12);
+  permute.backward_bytes = 0;  // the elementwise rule: twice the forward's 2e8
+  EXPECT_NEAR(c.time(permute).dgrad, 4e8 / rate, 1e-12);
+}
+
 TEST(CostModel, Bf16GemmKernelGenerationPicksItsMeasurement) {
   const DeviceModel a100{"A100-SXM-80GB", 312e12, 0, 2.0e12, 108, "test"};
   const OpCostModel cuda12 = make(a100, k3::cost::Precision::bf16);

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "model/model_spec.hpp"
 #include "model/ops.hpp"
@@ -101,6 +103,32 @@ TEST(Ops, RoutedOpsScaleWithLoad) {
     }
   }
   EXPECT_EQ(routed, 2);
+}
+
+// The routed tokens sorted into expert order after the dispatch: K3 at 4096 tokens, top-16, latent width 3584,
+// FP8 dispatch (1 B): it reads and writes 4096 x 16 x 3584 x 1 = 234,881,024 B forward; backward scatters the BF16
+// gradient back, 2 x 4096 x 16 x 3584 x 2 = 939,524,096 B; both scale with the load.
+TEST(Ops, PermuteMovesEachRoutedRowOnceEachWay) {
+  const auto spec = load_model("k3");
+  MicroBatch mb;
+  mb.seq = 4096;
+  const auto b = layer_ops(spec, 1, mb);
+  const Op* permute = nullptr;
+  std::vector<std::string> order;
+  for (const auto& op : b.ops) {
+    order.push_back(op.name);
+    if (op.name == "routed_permute") permute = &op;
+  }
+  ASSERT_NE(permute, nullptr);
+  EXPECT_TRUE(permute->routed);
+  EXPECT_DOUBLE_EQ(permute->read_bytes, 234881024.0);
+  EXPECT_DOUBLE_EQ(permute->write_bytes, 234881024.0);
+  EXPECT_DOUBLE_EQ(permute->backward_bytes, 939524096.0);
+  EXPECT_DOUBLE_EQ(scale_routed(*permute, 1.5).backward_bytes, 1.5 * 939524096.0);
+  // Between the dispatch and the routed up-projection.
+  const auto at = [&](const char* name) { return std::find(order.begin(), order.end(), name) - order.begin(); };
+  EXPECT_EQ(at("routed_permute"), at("dispatch") + 1);
+  EXPECT_EQ(at("routed_up"), at("routed_permute") + 1);
 }
 
 TEST(Ops, KdaScanCountsThePaperChunkwiseCost) {
