@@ -15,7 +15,8 @@ OpCostModel::OpCostModel(DeviceModel device, const cost::CalibrationProfile* pro
     : device_(std::move(device)), profile_(profile), precision_(gemm_precision), kernels_(kernels),
       defaults_(default_efficiencies(device_.name, kernels.bf16, prov,
                                     kernels.measured ? hbm_stream_share(*kernels.measured, device_.hbm_bytes_per_s)
-                                                     : std::nullopt)) {
+                                                     : std::nullopt,
+                                    kernels.measured != nullptr)) {
   using core::SourceKind;
   const std::string sheet = device_.name + " datasheet (" + device_.source + ")";
   device_.bf16_flops_per_s = prov.add_exact("gpu.bf16_peak", device_.bf16_flops_per_s, "FLOP/s",

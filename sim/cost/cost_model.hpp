@@ -66,7 +66,8 @@ enum class Bf16GemmKernels { cuda12, cuda11 };
 // Registers the defaults for `gpu_name` in `prov` (default_efficiencies.cpp) and returns them as read back.
 DefaultEfficiencies default_efficiencies(const std::string& gpu_name, Bf16GemmKernels bf16_kernels,
                                          core::Provenance& prov,
-                                         const std::optional<MeasuredShare>& hbm_measured = {});
+                                         const std::optional<MeasuredShare>& hbm_measured = {},
+                                         bool kernel_tables = false);
 // The large-GEMM efficiency of a block-scaled format (mxfp8, nvfp4) on `gpu_name`, registered in `prov` only when a
 // run uses that format (default_efficiencies.cpp).
 SourcedFraction block_scaled_gemm_efficiency(Precision precision, const std::string& gpu_name, core::Provenance& prov);

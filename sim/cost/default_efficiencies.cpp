@@ -26,19 +26,27 @@ SourcedFraction fraction(core::Provenance& prov, const char* id, double nominal,
 }  // namespace
 
 DefaultEfficiencies default_efficiencies(const std::string& gpu, Bf16GemmKernels bf16_kernels,
-                                         core::Provenance& prov, const std::optional<MeasuredShare>& hbm_measured) {
+                                         core::Provenance& prov, const std::optional<MeasuredShare>& hbm_measured,
+                                         bool kernel_tables) {
   DefaultEfficiencies d;
+  // With kernel tables these compute rates are the roofline's, left for the ops no table covers: said in each
+  // figure's source, so that the registry tells a measured price from a fallback.
+  const auto compute = [&](std::string source) {
+    return kernel_tables ? "roofline, not measured: prices only the ops this GPU's kernel tables do not cover (run "
+                           "gives the measured share); " + source
+                         : source;
+  };
   // Ranges: FlashAttention-2's own measured spread where the paper gives one; otherwise an assumption
   // stated in the source, wide enough to hold every published figure we know of for the kind of kernel.
   d.attention_fwd = fraction(prov, "attention.fwd.efficiency", 0.60, 0.50, 0.73, SourceKind::kernel_measurement,
-                             "FlashAttention-2 (arXiv:2307.08691): forward reaches 50-73% of peak on A100; 60% "
-                             "taken, the paper's 50-73% as the range");
+                             compute("FlashAttention-2 (arXiv:2307.08691): forward reaches 50-73% of peak on A100; "
+                                     "60% taken, the paper's 50-73% as the range"));
   d.attention_bwd = fraction(prov, "attention.bwd.efficiency", 0.50, 0.40, 0.63, SourceKind::assumption,
-                             "FlashAttention-2 (arXiv:2307.08691): backward utilisation below forward; 5/6 of the "
-                             "forward figure assumed, range 0.40-0.63 assumed");
+                             compute("FlashAttention-2 (arXiv:2307.08691): backward utilisation below forward; 5/6 of "
+                                     "the forward figure assumed, range 0.40-0.63 assumed"));
   d.kda_scan = fraction(prov, "kda.efficiency", 0.35, 0.20, 0.50, SourceKind::assumption,
-                        "assumption: chunkwise delta-rule kernels are bound by small per-chunk matmuls and the "
-                        "inter-chunk recurrence; no published utilisation (range 0.20-0.50 assumed)");
+                        compute("assumption: chunkwise delta-rule kernels are bound by small per-chunk matmuls and "
+                                "the inter-chunk recurrence; no published utilisation (range 0.20-0.50 assumed)"));
   if (hbm_measured) {
     d.hbm = fraction(prov, "hbm.efficiency", hbm_measured->nominal, hbm_measured->low, hbm_measured->high,
                      SourceKind::kernel_measurement, hbm_measured->source);
@@ -58,7 +66,7 @@ DefaultEfficiencies default_efficiencies(const std::string& gpu, Bf16GemmKernels
   // the table's best shape, +3% for run-to-run and clock spread (assumed).
   const auto gemm = [&](double nominal, std::string source) {
     return fraction(prov, "gemm.bf16.efficiency", nominal, 0.90 * nominal, std::min(1.0, 1.03 * nominal),
-                    SourceKind::kernel_measurement, source + "; range -10%/+3% assumed");
+                    SourceKind::kernel_measurement, compute(source + "; range -10%/+3% assumed"));
   };
   if (starts_with(gpu, "A100")) {
     if (bf16_kernels == Bf16GemmKernels::cuda11) {
@@ -86,10 +94,10 @@ DefaultEfficiencies default_efficiencies(const std::string& gpu, Bf16GemmKernels
   // Read only for an FP8 GEMM op without a GEMM shape; shaped ones follow the measured table below.
   d.gemm_fp8 = fraction(prov, "gemm.fp8.efficiency", 1550.0 / 1979.0, 0.85 * 1550.0 / 1979.0, 1550.0 / 1979.0,
                         SourceKind::kernel_measurement,
-                        hopper ? "deepseek-ai/DeepGEMM README: FP8 GEMMs up to 1550 TFLOP/s on H800 (2025-04-18), of "
+                        compute(hopper ? "deepseek-ai/DeepGEMM README: FP8 GEMMs up to 1550 TFLOP/s on H800 (2025-04-18), of "
                                  "1979 TFLOP/s dense peak; down to 0.85 of it assumed"
                                : "no FP8 measurement for " + gpu + "; DeepGEMM's H800 fractions of the FP8 peak "
-                                 "assumed (best case 1550 of 1979 TFLOP/s); down to 0.85 of it assumed");
+                                 "assumed (best case 1550 of 1979 TFLOP/s); down to 0.85 of it assumed"));
   d.fp8_table = true;
   // DeepGEMM's memory-bound rows (README, H800, the M = 64 and 128 shapes of DeepSeek-V3's projections): 1688, 1509,
   // 2221 and 2277 GB/s at (M, N, K) = (64, 2112, 7168), (128, 2112, 7168), (128, 4096, 7168), (128, 7168, 2048), of

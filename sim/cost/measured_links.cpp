@@ -82,7 +82,6 @@ double reaches_gpu(double experts, double topk, double ranks) {
 constexpr double kFp8BytesPerElement = 1 + 4.0 / 128;  // FP8 value and an FP32 scale per 128 (DeepEP's dispatch)
 constexpr double kBf16BytesPerElement = 2;
 
-
 }  // namespace
 
 std::optional<net::MeasuredLinkRate> deepep_copy_rate(const KernelTables& tables, const topo::Topology& topology,

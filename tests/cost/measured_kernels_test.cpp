@@ -1,6 +1,8 @@
 // Ops priced from measured kernel tables through the cost model, on hand-made tables whose expected times are
 // derived in the comments; and the share of K3's compute that the shipped H200 tables price.
 #include <gtest/gtest.h>
+
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -217,4 +219,19 @@ TEST(MeasuredKernels, K3sKdaAtAMeasuredTokenCountIsThatRow) {
   EXPECT_NEAR(t.fwd, 1571e-6, 1e-12);
   EXPECT_TRUE(t.measured);
   EXPECT_FALSE(t.extrapolated);
+}
+
+// With tables the roofline's compute rates price only what no table covers, and the registry says so; without tables
+// they are the price itself and carry no such mark. The HBM share from the tables is a measurement either way.
+TEST(MeasuredKernels, TheRooflineRatesAreMarkedAsFallbackWhereTablesPrice) {
+  const std::string mark = "roofline, not measured";
+  k3::core::Provenance with_tables, without;
+  (void)model_with(hand_tables(), with_tables);
+  (void)model_with(nullptr, without);
+  for (const char* id : {"gemm.bf16.efficiency", "attention.fwd.efficiency", "attention.bwd.efficiency",
+                         "kda.efficiency", "gemm.fp8.efficiency"}) {
+    EXPECT_EQ(with_tables.entry(id).source.rfind(mark, 0), 0u) << id;
+    EXPECT_EQ(without.entry(id).source.find(mark), std::string::npos) << id;
+  }
+  EXPECT_EQ(with_tables.entry("hbm.efficiency").source.find(mark), std::string::npos);
 }
