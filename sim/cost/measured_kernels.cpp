@@ -98,7 +98,9 @@ MeasuredKernels::MeasuredKernels(const KernelTables& tables, bool fine_grained_f
   prov.add_exact("kernels.measured.tables", static_cast<double>(tables.tables.size()), "count",
                  SourceKind::kernel_measurement,
                  where + ": SGLang's inference kernels price training ops: dense GEMMs from torch linear (cuBLAS, as "
-                         "Megatron and PyTorch trainers), FP8 from DeepGEMM's block-scaled kernel, expert GEMMs at the "
+                         "Megatron and PyTorch trainers), FP8 from DeepGEMM's block-scaled kernel (MXFP8 on Blackwell too: "
+                         "DeepGEMM's SM100 kernels take UE8M0 scales, MX's scale format, on the block-scaled tensor-core "
+                         "MMA MXFP8 GEMMs run on; its blocks are 1x128 and 128x128, MX's 1x32), expert GEMMs at the "
                          "fused-MoE kernel's FLOP rate at the same tokens per expert, attention from the prefill "
                          "kernels, KDA from chunk_kda; the training libraries (Transformer Engine, cuDNN) are not "
                          "measured here");
@@ -109,6 +111,7 @@ MeasuredKernels::MeasuredKernels(const KernelTables& tables, bool fine_grained_f
   gemm_bf16_ = gemm("bfloat16");
   gemm_fp8_ = fine_grained_fp8_ ? gemm("fp8_block") : nullptr;
   gemm_nvfp4_ = gemm("nvfp4");
+  gemm_mxfp8_ = gemm("fp8_block");
   const auto moe = [&](const char* dtype) {
     std::vector<MoeShape> out;
     const auto all = tables_.all("moe", {{"moe_dtype", dtype}, {"distribution", "balanced"}, {"moe_ep_size", "1"}});
@@ -147,7 +150,7 @@ const KernelTable* MeasuredKernels::gemm_table(Precision p) const {
     case Precision::bf16: return gemm_bf16_;
     case Precision::fp8: return gemm_fp8_;
     case Precision::nvfp4: return gemm_nvfp4_;
-    case Precision::mxfp8: return nullptr;
+    case Precision::mxfp8: return gemm_mxfp8_;
   }
   return nullptr;
 }
@@ -164,7 +167,7 @@ std::optional<MeasuredTime> MeasuredKernels::gemm(double m, double n, double k, 
 std::optional<MeasuredTime> MeasuredKernels::grouped_gemm(const model::ExpertGemmShape& s, double flops,
                                                           Precision p) const {
   const std::vector<MoeShape>* shapes = p == Precision::bf16    ? &moe_bf16_
-                                        : p == Precision::fp8   ? &moe_fp8_
+                                        : p == Precision::fp8 || p == Precision::mxfp8 ? &moe_fp8_
                                         : p == Precision::nvfp4 ? &moe_nvfp4_
                                                                 : nullptr;
   if (shapes == nullptr || shapes->empty() || s.tokens_per_expert <= 0 || s.experts <= 0 || flops <= 0) return std::nullopt;

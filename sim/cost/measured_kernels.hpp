@@ -4,8 +4,11 @@
 // stated assumption with a range in the provenance registry (`kernels.measured.*`):
 // - dense GEMMs (and the router's): the BF16 table is torch's linear (cuBLAS), the library Megatron and PyTorch
 //   trainers call; FP8 with fine-grained scales is DeepGEMM's 1x128-block kernel, the kernel DeepSeek-V3 trained
-//   with; NVFP4 is FlashInfer's CuTe-DSL kernel. The forward looks up (tokens, out, in), the activation gradient
-//   (tokens, in, out) and the weight gradient (out, in, tokens): each part by its own shape.
+//   with; NVFP4 is FlashInfer's CuTe-DSL kernel; MXFP8 (Blackwell) is DeepGEMM's block-scaled FP8 kernel too: on
+//   SM100 it takes UE8M0 scales, MX's format, on the block-scaled tensor-core MMA (deepseek-ai/DeepGEMM README), in
+//   1x128 blocks where MX has 1x32 (the fused-MoE FP8-block table prices MXFP8 expert GEMMs likewise). The forward
+//   looks up (tokens, out, in), the activation gradient (tokens, in, out) and the weight gradient (out, in,
+//   tokens): each part by its own shape.
 // - routed-expert (grouped) GEMMs: the fused-MoE tables measure both expert GEMMs and the activation of every
 //   local expert at once. An expert GEMM runs at the FLOP rate the fused kernel reaches at the same tokens per
 //   expert, on the measured model shape nearest in (hidden, FFN width, experts) by log distance, at EP 1 and a
@@ -92,6 +95,7 @@ class MeasuredKernels {
   const KernelTable* gemm_bf16_ = nullptr;
   const KernelTable* gemm_fp8_ = nullptr;
   const KernelTable* gemm_nvfp4_ = nullptr;
+  const KernelTable* gemm_mxfp8_ = nullptr;  // DeepGEMM's block-scaled FP8 (the mapping is stated in the .cpp)
   std::vector<MoeShape> moe_bf16_, moe_fp8_, moe_nvfp4_;
   std::map<std::tuple<int, int, int>, const KernelTable*> attention_;  // (head dim, window, KV heads)
   const KernelTable* kda_ = nullptr;

@@ -235,3 +235,23 @@ TEST(MeasuredKernels, TheRooflineRatesAreMarkedAsFallbackWhereTablesPrice) {
   }
   EXPECT_EQ(with_tables.entry("hbm.efficiency").source.find(mark), std::string::npos);
 }
+
+// MXFP8 GEMMs are priced from DeepGEMM's block-scaled FP8 table (UE8M0 scales on Blackwell's block-scaled MMA), even
+// where FP8 GEMMs are not fine-grained; without that table they have none. A hand table: 250 us at every corner of
+// m, n, k in {1024, 4096}, so (2048, 2048, 2048) reads 250 us.
+TEST(MeasuredKernels, Mxfp8GemmsAreTheBlockScaledFp8Table) {
+  auto tables = std::make_shared<KernelTables>(*hand_tables());
+  tables->tables.push_back(table("gemm", {{"kernel_source", "deepgemm"}, {"gemm_dtype", "fp8_block"}},
+                                 {{"m", {1024, 4096}}, {"n", {1024, 4096}}, {"k", {1024, 4096}}},
+                                 std::vector<double>(8, 250.0)));
+  tables->index();
+  k3::core::Provenance prov;
+  const MeasuredKernels coarse(*tables, false, prov);
+  const auto mx = coarse.gemm(2048, 2048, 2048, Precision::mxfp8);
+  ASSERT_TRUE(mx.has_value());
+  EXPECT_NEAR(mx->seconds, 250e-6, 1e-12);
+  EXPECT_FALSE(coarse.gemm(2048, 2048, 2048, Precision::fp8).has_value());  // not fine-grained: not this table
+  k3::core::Provenance prov2;
+  const MeasuredKernels without(*hand_tables(), true, prov2);
+  EXPECT_FALSE(without.gemm(2048, 2048, 2048, Precision::mxfp8).has_value());
+}
