@@ -2,6 +2,7 @@
 
 #include <boost/graph/breadth_first_search.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -69,6 +70,14 @@ Topology::Topology(const Topology& o)
 Topology& Topology::operator=(const Topology& o) {
   if (this != &o) *this = Topology(o);
   return *this;
+}
+
+core::BytesPerSec Topology::line_rate(LinkClass c) const {
+  core::BytesPerSec rate = 0;
+  for (const Link& l : links_) {
+    if (l.link_class == c) rate = std::max(rate, l.capacity_bytes_per_s);
+  }
+  return rate;
 }
 
 int Topology::node_of(GpuId g) const {

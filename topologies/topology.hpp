@@ -102,6 +102,8 @@ class Topology {
   const std::optional<AchievableRate>& achievable(LinkClass c) const {
     return achievable_[static_cast<std::size_t>(c)];
   }
+  // The fastest line rate per direction among the links of a class; 0 when the topology has none.
+  core::BytesPerSec line_rate(LinkClass c) const;
   const Graph& graph() const { return graph_; }
   std::size_t vertex_count() const { return vertices_.size(); }
   const VertexInfo& vertex(VertexId v) const { return vertices_[v]; }

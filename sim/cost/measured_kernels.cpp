@@ -21,7 +21,6 @@ struct BwdRatioPoint {
 constexpr BwdRatioPoint kFa3HeadDim128[] = {{512, 467, 316},   {1024, 565, 424}, {2048, 625, 501},
                                             {4096, 638, 542},  {8192, 646, 559}, {16384, 648, 561}};
 
-
 // The kernel of a family the database measured most (its main kernel on that GPU): a fixed choice per GPU and
 // dtype, never one per op.
 std::string main_kernel(const std::vector<const KernelTable*>& tables) {
@@ -109,9 +108,9 @@ MeasuredKernels::MeasuredKernels(const KernelTables& tables, bool fine_grained_f
     return all.empty() ? nullptr : tables_.find("gemm", {{"gemm_dtype", dtype}, {"kernel_source", main_kernel(all)}});
   };
   gemm_bf16_ = gemm("bfloat16");
-  gemm_fp8_ = fine_grained_fp8_ ? gemm("fp8_block") : nullptr;
-  gemm_nvfp4_ = gemm("nvfp4");
   gemm_mxfp8_ = gemm("fp8_block");
+  gemm_fp8_ = fine_grained_fp8_ ? gemm_mxfp8_ : nullptr;
+  gemm_nvfp4_ = gemm("nvfp4");
   const auto moe = [&](const char* dtype) {
     std::vector<MoeShape> out;
     const auto all = tables_.all("moe", {{"moe_dtype", dtype}, {"distribution", "balanced"}, {"moe_ep_size", "1"}});

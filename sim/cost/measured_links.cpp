@@ -59,14 +59,6 @@ double ring_step_latency_s(const KernelTable& t) {
   return sxx > 0 ? std::max(0.0, sxy / sxx) : 0;
 }
 
-double nvlink_line_rate(const topo::Topology& topology) {
-  double line = 0;
-  for (const topo::Link& l : topology.links()) {
-    if (l.link_class == topo::LinkClass::nvlink) line = std::max(line, l.capacity_bytes_per_s);
-  }
-  return line;
-}
-
 // GPUs in the node AIConfigurator's DeepEP collector ran on (collector/wideep/sglang/collect_deepep_normal.py:
 // "full node: 4 on GB200, 8 on B200/H200"; a GB300 compute tray also holds 4).
 double deepep_collector_ranks(const std::string& gpu) { return gpu == "GB200-B200" || gpu == "GB300-B300" ? 4 : 8; }
@@ -87,7 +79,7 @@ constexpr double kBf16BytesPerElement = 2;
 std::optional<net::MeasuredLinkRate> deepep_copy_rate(const KernelTables& tables, const topo::Topology& topology,
                                                       int sms) {
   if (tables.gpu != topology.gpu_type().name) return std::nullopt;
-  const double line = nvlink_line_rate(topology);
+  const double line = topology.line_rate(topo::LinkClass::nvlink);
   if (line <= 0) return std::nullopt;
   const double ranks = deepep_collector_ranks(tables.gpu);
   std::vector<double> rates;
@@ -133,7 +125,7 @@ std::optional<net::MeasuredLinkRate> shipped_deepep_copy_rate(const topo::Topolo
 net::MeasuredLinkRates nccl_link_rates(const KernelTables& tables, const topo::Topology& topology) {
   net::MeasuredLinkRates out{};
   if (tables.gpu != topology.gpu_type().name) return out;
-  const double line = nvlink_line_rate(topology);
+  const double line = topology.line_rate(topo::LinkClass::nvlink);
   const KernelTable* gather = nccl_table(tables, "all_gather");
   const KernelTable* scatter = nccl_table(tables, "reduce_scatter");
   if (line <= 0 || gather == nullptr || scatter == nullptr) return out;

@@ -67,15 +67,13 @@ LinkEfficiency register_link_figures(const topo::Topology& topology, core::Prove
 std::vector<NetLink> make_net_links(const topo::Topology& topology, const LinkEfficiency& efficiency) {
   std::vector<NetLink> links;
   links.reserve(topology.links().size() + topology.gpu_count());
-  core::BytesPerSec nvlink_line = 0;
   for (const topo::Link& l : topology.links()) {
     links.push_back(NetLink{l.capacity_bytes_per_s * efficiency.of(l.link_class),
                             l.latency_s * efficiency.latency_scale[static_cast<std::size_t>(l.link_class)]});
-    if (l.link_class == topo::LinkClass::nvlink) nvlink_line = std::max(nvlink_line, l.capacity_bytes_per_s);
   }
   // Copy ports: no latency (the NVLink hop has it). A GPU without NVLink sends no SM copies over it; its port
   // gets the largest link rate so that it never binds.
-  core::BytesPerSec port = nvlink_line * efficiency.sm_copy_nvlink;
+  core::BytesPerSec port = topology.line_rate(topo::LinkClass::nvlink) * efficiency.sm_copy_nvlink;
   if (port <= 0) {
     for (const NetLink& l : links) port = std::max(port, l.capacity_bytes_per_s);
   }
