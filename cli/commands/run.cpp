@@ -1,5 +1,5 @@
 // `k3sim run <scenario.yaml> [--set key=value]... [--json] [--trace trace.json] [--trace-ranks N]
-//  [--profile profile.json] [--report out.html]`: simulate one training step of the scenario and print step time, breakdown,
+//  [--profile profile.json] [--report out.html] [--export-graph graph.json] [--replay-graph graph.json]`: simulate one training step of the scenario and print step time, breakdown,
 // MFU, memory per GPU and link use.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -15,7 +15,10 @@
 #include "results/band_output.hpp"
 #include "results/step_output.hpp"
 #include "sim/train/step_band.hpp"
+#include "sim/train/step_setup.hpp"
 #include "sim/train/step_simulator.hpp"
+#include "sim/exec/step_graph.hpp"
+#include "core/text_file.hpp"
 
 namespace k3::cli {
 
@@ -32,6 +35,8 @@ struct RunOptions {
   int jobs = 0;
   int samples = 64;
   bool profile_any_device = false;
+  std::string export_graph;
+  std::string replay_graph;
   std::string command;  // the command line as run, for the report
 };
 
@@ -41,9 +46,36 @@ void write_json_file(const std::string& path, const nlohmann::json& j, const cha
   out << j.dump() << "\n";
 }
 
+// The graph of --export-graph run again on the scenario's network.
+int replay(const RunOptions& o, const input::ScenarioInputs& inputs) {
+  const auto text = core::read_text_file(o.replay_graph, "a step graph (JSON) from k3sim run --export-graph");
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw core::InputError({o.replay_graph, "", 0}, std::string("not JSON: ") + e.what(), "a file from --export-graph");
+  }
+  const auto graph = exec::graph_from_json(json, o.replay_graph);
+  const auto makespan = train::replay_step_graph(graph, inputs.scenario, *inputs.topology);
+  if (o.json) {
+    fmt::print("{}\n", nlohmann::json{{"graph", o.replay_graph}, {"nodes", graph.nodes.size()},
+                                      {"makespan_ps", makespan.ps()}, {"makespan_s", makespan.seconds()}}.dump(2));
+  } else {
+    fmt::print("step graph {}: {} nodes, makespan {:.6f} s ({} ps) on {}'s network\n", o.replay_graph, graph.nodes.size(),
+               makespan.seconds(), makespan.ps(), inputs.scenario.name);
+  }
+  return 0;
+}
+
 int run(const RunOptions& o) {
   const auto inputs = input::load_scenario_inputs(o.scenario, o.sets, o.profile, o.profile_any_device);
+  if (!o.replay_graph.empty()) return replay(o, inputs);
   train::StepOptions opt;
+  if (!o.export_graph.empty()) {
+    opt.on_graph = [&o](const exec::StepGraph& graph, core::SimTime) {
+      write_json_file(o.export_graph, exec::graph_to_json(graph), "--export-graph");
+    };
+  }
   opt.threads = o.jobs;
   opt.trace = !o.trace.empty() || !o.report.empty();  // the report draws the timeline
   opt.max_trace_ranks = o.trace_ranks;
@@ -87,6 +119,10 @@ void attach_run(CLI::App& command, int& exit_status) {
   sub->add_option("--report", o->report, "Write a self-contained HTML report (charts, timeline, assumptions) to this file");
   sub->add_option("-j,--jobs", o->jobs, "Threads for the independent pass simulations (default 0: one per hardware "
                   "thread; the result does not depend on it)")->check(CLI::NonNegativeNumber);
+  sub->add_option("--export-graph", o->export_graph, "Write the step graph (JSON, schema k3sim-step-graph/1: every "
+                  "pipeline rank's passes, sends and data-parallel work as Chakra-style nodes with dependencies) to this file");
+  sub->add_option("--replay-graph", o->replay_graph, "Run a graph from --export-graph on the scenario's network and print "
+                  "its makespan, instead of simulating the step");
   sub->add_option("--samples", o->samples, "Samples of the uncertainty band over the provenance ranges (default 64; "
                   "0: no band and no sensitivity ranking)")->check(CLI::NonNegativeNumber);
   sub->callback([o, &exit_status] {

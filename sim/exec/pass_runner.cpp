@@ -4,7 +4,6 @@
 
 #include "core/error.hpp"
 #include "sim/net/collectives/collective_engine.hpp"
-#include "sim/net/collectives/ring_by_step.hpp"
 
 namespace k3::exec {
 
@@ -325,68 +324,6 @@ core::Seconds PassRunner::concurrent_time(const std::vector<net::CollectiveSpec>
   check_all_completed(engine, *network);
   collect_link_bytes(*network, topology_, link_bytes);
   return last.seconds();
-}
-
-namespace {
-
-// One step of each ring in `active`, started together: the step each takes beside the others.
-std::vector<core::Seconds> ring_steps_together(const PassRunnerConfig& config, const net::NetLinks& links,
-                                               const topo::Topology& topology,
-                                               const std::vector<net::RingStep>& rings, const std::vector<std::size_t>& active) {
-  engine::Simulator sim;
-  auto network = net::make_network(*config.network, sim, links);
-  sim.add_model(*network);
-  net::CollectiveEngine engine(sim, *network, topology);
-  std::vector<core::Seconds> step(active.size(), 0.0);
-  for (std::size_t a = 0; a < active.size(); ++a) {
-    const auto& ring = rings[active[a]];
-    engine.start(ring.plan, net::CollectiveOp::allgather, ring.plan.transfers.size(),
-                 [&step, a](const net::CollectiveResult& r) { step[a] = r.finish.seconds(); });
-  }
-  sim.run();
-  check_all_completed(engine, *network);
-  return step;
-}
-
-}  // namespace
-
-core::Seconds PassRunner::rings_time(const std::vector<net::CollectiveSpec>& specs, LinkClassBytes* link_bytes) const {
-  std::vector<net::RingStep> rings;
-  for (const auto& s : specs) rings.push_back(net::ring_step(s, topology_));
-  if (link_bytes != nullptr) {
-    // Every step moves what the first does.
-    const auto& links = topology_.links();
-    for (const auto& ring : rings) {
-      for (const auto& t : ring.plan.transfers) {
-        for (topo::LinkId l : topology_.route(t.src, t.dst)) {
-          link_bytes->bytes[static_cast<std::size_t>(links[l].link_class)] += t.bytes * ring.steps;
-        }
-      }
-    }
-  }
-  // Rings running together slow each other's steps only while both run: in phases, each ends when the next
-  // ring finishes its steps at the pace the rings still running set, and the rest go on without it.
-  std::vector<double> left;  // steps still to run, per ring
-  for (const auto& ring : rings) left.push_back(ring.steps);
-  std::vector<std::size_t> active;
-  for (std::size_t i = 0; i < rings.size(); ++i) active.push_back(i);
-  core::Seconds now = 0;
-  while (!active.empty()) {
-    const auto step = ring_steps_together(config_, links_, topology_, rings, active);
-    std::size_t first = 0;
-    for (std::size_t a = 1; a < active.size(); ++a) {
-      if (left[active[a]] * step[a] < left[active[first]] * step[first]) first = a;
-    }
-    const core::Seconds phase = left[active[first]] * step[first];
-    now += phase;
-    std::vector<std::size_t> still;
-    for (std::size_t a = 0; a < active.size(); ++a) {
-      left[active[a]] -= a == first || step[a] <= 0 ? left[active[a]] : phase / step[a];
-      if (a != first) still.push_back(active[a]);
-    }
-    active = std::move(still);
-  }
-  return now;
 }
 
 core::Seconds PassRunner::collective_time(const net::CollectiveSpec& spec, LinkClassBytes* link_bytes) const {

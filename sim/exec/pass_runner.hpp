@@ -119,15 +119,13 @@ class PassRunner {
   // registered model than the runner's (the symmetry check runs on the analytical one).
   core::Seconds concurrent_time(const std::vector<net::CollectiveSpec>& specs, LinkClassBytes* link_bytes = nullptr,
                                 const net::NetworkModelEntry* network = nullptr) const;
-  // Ring all-reduces, reduce-scatters and all-gathers (net::is_ring) started together, each costed from one of
-  // its steps (net/collectives/ring_by_step.hpp): the steps of all of them run together on the network, and
-  // each ring takes its step count times its step. Returns when the last completes. Its cost grows with the
-  // ranks, where concurrent_time's grows with ranks x steps.
-  core::Seconds rings_time(const std::vector<net::CollectiveSpec>& specs, LinkClassBytes* link_bytes = nullptr) const;
   // From now on, all-to-alls run in full-fabric mode (PassRunnerConfig::fabric_block_gpus).
   void use_full_fabric(int block_gpus, std::int64_t job_gpus);
 
   const PassRunnerConfig& config() const { return config_; }
+  const topo::Topology& topology() const { return topology_; }
+  // The topology's links at the runner's efficiencies (what every network it builds runs on).
+  const net::NetLinks& links() const { return links_; }
   // Whether the pass is replayed flow by flow: its GPUs run collectives side by side (more than one thread on
   // a GPU, or a thread that issues a collective before waiting for the last), on a network that replays them.
   // Otherwise each collective is timed alone.

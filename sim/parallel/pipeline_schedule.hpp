@@ -1,7 +1,7 @@
 #pragma once
 // Pipeline-parallel schedules as per-rank lists of passes: 1F1B, interleaved 1F1B (Megatron-LM, virtual
 // stages), DualPipe (DeepSeek-V3) and DualPipeV (its V-shaped half). A schedule says only the order in which
-// each rank runs its passes; `execute_pipeline` turns it into times given what each pass costs.
+// each rank runs its passes; exec::pipeline_graph turns it into a step graph that the engine times.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -99,17 +99,13 @@ struct PipelineTimeline {
   }
 };
 
-// Runs every rank's passes in order, each starting when its rank is free and its inputs have arrived
-// (forward from the previous stage, backward from the next stage or its own forward at the last stage).
-// Throws InternalError if the schedule deadlocks (a bug in a schedule generator).
-// `with_passes` false leaves per_rank empty: a bound needs only the makespan, and writing ~4,000 pass timings
-// was two fifths of the executor's time in a K3 plan search.
-PipelineTimeline execute_pipeline(const PipelineSchedule& schedule, const PassCosts& costs, bool with_passes = true);
+// What `pass` costs on rank `r`, asked of `costs` in a fixed order (a backward-input pass: backward, then
+// weight, the difference being its own time).
+core::SimTime pass_duration(const PassCosts& costs, int r, const Pass& pass);
 
-// Asks `costs` once for each pass of each rank, rank by rank and in each rank's order, as execute_pipeline
-// asks for them (a backward-input pass: backward, then weight); no time, no p2p. execute_pipeline asks each
-// rank's passes in that order too (a pass again while its inputs are not there), so each rank's first ask
-// of a pass is the same; a caller that only wants to know which passes each rank runs walks this instead.
+// Asks `costs` once for each pass of each rank, rank by rank and in each rank's order (pass_duration's order);
+// no time, no p2p. exec::pipeline_graph asks in this order too, so a caller that only wants to know which
+// passes each rank runs walks this instead.
 void ask_each_pass(const PipelineSchedule& schedule, const PassCosts& costs);
 
 std::string to_string(PassKind k);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <span>
 
 #include "model/balancing/balancers.hpp"
 #include "sim/train/step_accounting.hpp"
@@ -24,60 +26,6 @@ double newton_schulz_flops(double rows, double cols, int iterations) {
 // registered sustained fraction.
 double sustained_hbm(const cost::OpCostModel& cost) {
   return cost.device().hbm_bytes_per_s * cost.defaults().hbm.value;
-}
-
-// The router bias update of a balanced MoE run, once per MoE layer per step (issue 16): the balancer needs the
-// global view of the step's routing. QB-histogram (K3) builds per-rank histograms of B bins per expert from
-// the router scores (a memory-bound pass reading each token's n fp32 scores) and all-reduces the n x B
-// counts over the ranks that saw the step's tokens (the DP group); sign-SGD all-reduces n counts. Charged
-// after the backward passes, when the step's routing is complete; a uniform expert load has no balancer.
-void add_balancer_cost(const AccountingInputs& in, const std::vector<int>& stage_ids,
-                       parallel::GpuIndex base, DpPhase& d) {
-  const auto& sc = in.scenario;
-  if (sc.expert_load.kind == workload::ExpertLoadKind::uniform || !in.spec.has_moe()) return;
-  const auto balancer = balancing::make_balancer(
-      balancing::parse_balancer(sc.expert_load.balancer, "expert_load.balancer", sc.expert_load.bins));
-  int moe_layers = 0;
-  for (int s : stage_ids) {
-    for (int b : in.stages[static_cast<std::size_t>(s)].blocks) {
-      moe_layers += model::has_expert_dispatch(in.blocks[static_cast<std::size_t>(b)]) ? 1 : 0;
-    }
-  }
-  if (moe_layers == 0) return;
-  const auto& L = in.map.layout();
-  const int experts = in.spec.moe.routed_experts;
-  // Each of the DP x CP ranks histograms its share of the step's tokens (1/CP of each sequence).
-  const int data_ranks = L.dp * L.cp;
-  const double tokens_per_rank = in.microbatches * in.microbatch.tokens() / L.cp;
-  const double bytes = balancer->allreduce_bytes_per_layer(experts, tokens_per_rank * data_ranks);
-  if (balancer->bins() > 0) {
-    const double kernel = std::max(tokens_per_rank * experts * 4.0 / sustained_hbm(in.cost), in.cost.defaults().min_kernel_s);
-    d.balancer_kernel_s = moe_layers * kernel;
-  }
-  if (data_ranks > 1 && bytes > 0) {
-    net::CollectiveSpec s;
-    s.op = net::CollectiveOp::allreduce;
-    s.algorithm = net::CollectiveAlgorithm::ring;
-    const auto g = in.map.dp_group(base);
-    s.ranks.assign(g.begin(), g.end());
-    s.bytes = bytes;
-    exec::LinkClassBytes moved;
-    d.balancer_allreduce_s = moe_layers * in.runner.rings_time({s}, &moved);
-    const double groups = static_cast<double>(in.map.gpus()) / data_ranks * moe_layers;
-    for (std::size_t c = 0; c < moved.bytes.size(); ++c) d.link_bytes.bytes[c] += moved.bytes[c] * groups;
-  }
-  if (d.balancer_kernel_s > 0) d.breakdown.push_back({"load balancer: histogram kernels", "compute", d.balancer_kernel_s});
-  if (d.balancer_allreduce_s > 0) {
-    d.breakdown.push_back({"exposed: load balancer all-reduce", "communication", d.balancer_allreduce_s});
-  }
-  d.assumptions.push_back(fmt::format(
-      "load balancer {}: per MoE layer per step, {:.4g} MB all-reduced over DP x CP {}{}, after the backward passes "
-      "({} MoE layers on the critical rank: {:.3g} ms kernels, {:.3g} ms all-reduce)",
-      balancer->name(), bytes / 1e6, data_ranks,
-      balancer->bins() > 0 ? fmt::format(" and a histogram kernel reading {:.4g} tokens x {} fp32 router scores",
-                                         tokens_per_rank, experts)
-                           : std::string(),
-      moe_layers, 1e3 * d.balancer_kernel_s, 1e3 * d.balancer_allreduce_s));
 }
 
 }  // namespace
@@ -133,123 +81,389 @@ OptimizerUpdate optimizer_update(const StepSpec& sc, const parallel::ParallelLay
   return u;
 }
 
-DpPhase simulate_dp_phase(const AccountingInputs& in, int rank, core::SimTime first_pass, core::SimTime last_pass) {
-  const auto& L = in.map.layout();
-  const auto& sc = in.scenario;
+namespace {
+
+using exec::GraphNode;
+using exec::GraphNodeId;
+using exec::PipelineGraph;
+
+constexpr double kCutTolerance = 1e-12;
+
+// Where a chunk's parameters of one group divide into buckets: the fractions k x bucket / params, k = 1..n-1, of
+// the chunk's parameters in the order a pass reaches them (backward: last layer first, as Megatron-Core orders
+// its buckets; forward: first layer first).
+std::vector<double> bucket_cuts(double params, double bucket) {
+  std::vector<double> cuts;
+  for (double at = bucket; at < params * (1 - kCutTolerance); at += bucket) cuts.push_back(at / params);
+  return cuts;
+}
+
+// The parts a pass splits into so that every group's bucket boundary falls between two parts: the fractions
+// of the pass each part runs, and where each part starts.
+struct PassCuts {
+  std::vector<double> fractions, starts;
+};
+PassCuts merge_cuts(const std::vector<std::vector<double>>& groups) {
+  std::vector<double> all{1.0};
+  for (const auto& g : groups) all.insert(all.end(), g.begin(), g.end());
+  std::sort(all.begin(), all.end());
+  PassCuts c;
+  double at = 0;
+  for (double x : all) {
+    if (x - at <= kCutTolerance) continue;
+    c.starts.push_back(at);
+    c.fractions.push_back(x - at);
+    at = x;
+  }
+  return c;
+}
+
+// How many of `cuts` lie at or before `at`: the bucket a pass part starting at `at` is in.
+std::size_t bucket_at(const std::vector<double>& cuts, double at) {
+  return static_cast<std::size_t>(std::count_if(cuts.begin(), cuts.end(), [&](double c) { return c <= at + kCutTolerance; }));
+}
+
+net::CollectiveSpec ring(net::CollectiveOp op, std::span<const parallel::GpuIndex> group, double bytes) {
+  net::CollectiveSpec s;
+  s.op = op;
+  s.algorithm = net::CollectiveAlgorithm::ring;
+  s.ranks.assign(group.begin(), group.end());
+  s.bytes = bytes;
+  return s;
+}
+
+// One group's side of a rank's DP work: its GPUs, how many groups of the job do the same, its bucket size and
+// the stream its collectives run on.
+struct DpGroup {
+  std::vector<parallel::GpuIndex> gpus;
+  double copies = 0;
+  double bucket_params = 0;
+  const char* stream = "dp";
+  const char* name = "DP";
+  bool active(double params) const { return gpus.size() > 1 && params > 0; }
+};
+
+class DpWorkBuilder {
+ public:
+  DpWorkBuilder(const AccountingInputs& in, exec::PipelineGraph& pipeline) : in_(in), p_(pipeline) {}
+
+  DpWork build() {
+    const auto& L = in_.map.layout();
+    const auto& sc = in_.scenario;
+    data_ranks_ = L.dp * L.cp;
+    expert_dp_ = parallel::expert_dp(L);
+    zero_ = L.zero_stage >= 1;
+    const double stage = static_cast<double>(parallel::stage_ranks(L));
+    // Megatron-Core DistributedDataParallelConfig.bucket_size: "If unspecified, MCore uses a default value of
+    // max(40000000, 1000000 * dp_size) parameters".
+    const double floor_params = in_.prov.add_exact(
+        "dp.bucket_min_params", 40e6, "parameters", core::SourceKind::assumption,
+        "Megatron-Core DistributedDataParallelConfig.bucket_size default: max(40000000, 1000000 x dp_size) parameters "
+        "per bucket (the per-rank term is 1,000,000 x dp_size)");
+    const auto bucket = [&](int ranks) { return std::max(floor_params, 1e6 * ranks); };
+    grad_bytes_ = sc.precision.gradient_reduce_bytes;
+    out_.gradient_label = zero_ ? "exposed: DP gradient reduce-scatter" : "exposed: DP gradient all-reduce";
+    for (int r = 0; r < in_.schedule.ranks; ++r) {
+      const parallel::GpuIndex base = in_.map.gpu_of({0, 0, 0, r});
+      const auto dense = in_.map.dp_group(base);
+      const auto experts = in_.map.expert_dp_group(base);
+      dense_ = {{dense.begin(), dense.end()}, stage / data_ranks_, bucket(data_ranks_), "dp", "DP"};
+      expert_ = {{experts.begin(), experts.end()}, stage / expert_dp_, bucket(expert_dp_), "edp", "expert DP"};
+      out_.ranks.emplace_back();
+      add_rank(r);
+    }
+    out_.assumptions.push_back(fmt::format(
+        "DP: gradients reduced in {} with ring {} over DP x CP {} (dense) and EDP {} (experts), {}; parameters "
+        "all-gathered in BF16 bucket by bucket at the start of the step, each bucket ahead of the part of the chunk's "
+        "first forward pass that uses it (Megatron-Core overlap-grad-reduce / overlap-param-gather; gradients and "
+        "parameters taken as produced and used in proportion to the pass's time); rings run on the step's network "
+        "beside the passes' transfers",
+        grad_bytes_ == 4 ? "fp32" : "16-bit floats", zero_ ? "reduce-scatter" : "all-reduce", data_ranks_, expert_dp_,
+        L.fsdp ? "inside the passes (FSDP)"
+        : L.overlap_grad_reduce
+            ? fmt::format("in buckets of max({:.0f} M, 1 M x ranks) parameters as each chunk's last backward pass "
+                          "produces them", floor_params / 1e6)
+            : "after the rank's last backward pass"));
+    out_.assumptions.push_back(fmt::format(
+        "optimizer: AdamW moves 30 B per parameter of the local shard, Muon 26 B plus {} Newton-Schulz iterations "
+        "on full matrices after an all-gather of gradient shards (Moonlight distributed Muon, arXiv:2502.16982){}",
+        sc.optimizer.newton_schulz_iterations,
+        sc.optimizer.per_head_attention
+            ? "; attention projections per head (K3's per-head Muon): one matrix per head, and no gather for heads a "
+              "head-aligned shard holds whole"
+            : ""));
+    return std::move(out_);
+  }
+
+ private:
+  GraphNodeId add_comm(int r, const DpGroup& g, std::string name, net::CollectiveSpec spec, std::vector<GraphNodeId> deps) {
+    GraphNode n;
+    n.kind = exec::GraphNodeKind::collective;
+    n.rank = r;
+    n.stream = g.stream;
+    n.name = std::move(name);
+    const auto bytes = exec::collective_link_bytes(spec, in_.topology);
+    for (std::size_t c = 0; c < bytes.bytes.size(); ++c) out_.link_bytes.bytes[c] += bytes.bytes[c] * g.copies;
+    n.collectives = {std::move(spec)};
+    auto& last = last_on_[g.stream];
+    if (last != PipelineGraph::kNone) deps.push_back(last);
+    n.deps = std::move(deps);
+    last = p_.graph.add(std::move(n));
+    return last;
+  }
+
+  // Splits pass `index` of rank `r` at the groups' bucket cuts; an already split pass (a chunk's only forward
+  // and last backward being one F&B pass) stays as it is, one part.
+  std::vector<GraphNodeId> split_pass(int r, std::size_t index, const PassCuts& cuts) {
+    auto& sp = p_.passes[static_cast<std::size_t>(r)][index];
+    if (sp.first != sp.node || cuts.fractions.size() == 1) return {sp.node};
+    auto parts = p_.graph.split(sp.node, cuts.fractions);
+    sp.first = parts.front();
+    return parts;
+  }
+
+  void add_rank(int r) {
+    const auto& L = in_.map.layout();
+    const auto ri = static_cast<std::size_t>(r);
+    auto& nodes = out_.ranks.back();
+    last_on_.clear();
+    for (const char* s : {"dp", "edp"}) last_on_[s] = PipelineGraph::kNone;
+    std::vector<GraphNodeId> after_passes{p_.last_compute[ri]};
+    // Each stream's collectives in the order the passes need (gathers) or free (gradients) them.
+    const auto in_pass_order = [&](const std::vector<std::vector<std::size_t>>& index) {
+      std::vector<int> chunks;
+      for (int c = 0; c < in_.schedule.chunks_per_rank; ++c) {
+        if (index[ri][static_cast<std::size_t>(c)] != PipelineGraph::kNoPass) chunks.push_back(c);
+      }
+      std::sort(chunks.begin(), chunks.end(), [&](int a, int b) {
+        return index[ri][static_cast<std::size_t>(a)] < index[ri][static_cast<std::size_t>(b)];
+      });
+      return chunks;
+    };
+    const auto params_of = [&](int c) {
+      return rank_params(in_.blocks, in_.stages, {in_.schedule.stage_of(r, c)}, L.tp, L.ep, L.etp);
+    };
+    if (zero_ && !L.fsdp) {
+      for (int c : in_pass_order(p_.first_forward)) add_gathers(r, c, params_of(c), p_.first_forward[ri][static_cast<std::size_t>(c)], nodes);
+    }
+    if (!L.fsdp) {  // FSDP reduces each layer's gradients in its pass
+      for (int c : in_pass_order(p_.last_gradient)) add_gradients(r, c, params_of(c), p_.last_gradient[ri][static_cast<std::size_t>(c)], nodes);
+    }
+    for (GraphNodeId g : nodes.gradient) after_passes.push_back(g);
+    add_tail(r, after_passes, nodes);
+  }
+
+  // Updated parameters (BF16), bucket by bucket, each part of the chunk's first forward pass after its buckets.
+  void add_gathers(int r, int c, const RankParams& params, std::size_t forward, DpRankNodes& nodes) {
+    std::vector<std::vector<double>> cuts;
+    std::vector<std::vector<GraphNodeId>> gathers;
+    for (const auto* g : {&dense_, &expert_}) {
+      const double n = g == &dense_ ? params.dense : params.routed;
+      cuts.push_back(g->active(n) ? bucket_cuts(n, g->bucket_params) : std::vector<double>{});
+      gathers.emplace_back();
+      if (!g->active(n)) continue;
+      const std::size_t buckets = cuts.back().size() + 1;
+      for (std::size_t k = 0; k < buckets; ++k) {
+        const double share = std::min(n, g->bucket_params * static_cast<double>(k + 1)) - g->bucket_params * static_cast<double>(k);
+        gathers.back().push_back(add_comm(r, *g, fmt::format("{} parameter all-gather chunk {} bucket {}", g->name, c, k),
+                                          ring(net::CollectiveOp::allgather, g->gpus, share * 2.0), {}));
+        nodes.param_gather.push_back(gathers.back().back());
+      }
+    }
+    const auto merged = merge_cuts(cuts);
+    const auto parts = split_pass(r, forward, merged);
+    for (std::size_t j = 0; j < parts.size(); ++j) {
+      auto& deps = p_.graph.nodes[parts[j]].deps;
+      for (std::size_t g = 0; g < gathers.size(); ++g) {
+        if (gathers[g].empty()) continue;
+        // An unsplit pass (one part) waits for all of its buckets.
+        const std::size_t k = parts.size() == 1 ? gathers[g].size() - 1 : bucket_at(cuts[g], merged.starts[j]);
+        deps.push_back(gathers[g][std::min(k, gathers[g].size() - 1)]);
+      }
+      nodes.gathered_parts.push_back(parts[j]);
+    }
+  }
+
+  void add_gradients(int r, int c, const RankParams& params, std::size_t backward, DpRankNodes& nodes) {
+    const auto& L = in_.map.layout();
+    const auto op = zero_ ? net::CollectiveOp::reducescatter : net::CollectiveOp::allreduce;
+    const char* what = zero_ ? "reduce-scatter" : "all-reduce";
+    std::vector<std::vector<double>> cuts;
+    for (const auto* g : {&dense_, &expert_}) {
+      const double n = g == &dense_ ? params.dense : params.routed;
+      cuts.push_back(g->active(n) && L.overlap_grad_reduce ? bucket_cuts(n, g->bucket_params) : std::vector<double>{});
+    }
+    const auto merged = merge_cuts(cuts);
+    const auto parts = L.overlap_grad_reduce ? split_pass(r, backward, merged)
+                                             : std::vector<GraphNodeId>{p_.last_compute[static_cast<std::size_t>(r)]};
+    for (std::size_t gi = 0; gi < 2; ++gi) {
+      const DpGroup& g = gi == 0 ? dense_ : expert_;
+      const double n = gi == 0 ? params.dense : params.routed;
+      if (!g.active(n)) continue;
+      const double bucket = L.overlap_grad_reduce ? g.bucket_params : n;
+      const std::size_t buckets = L.overlap_grad_reduce ? cuts[gi].size() + 1 : 1;
+      for (std::size_t k = 0; k < buckets; ++k) {
+        const double share = std::min(n, bucket * static_cast<double>(k + 1)) - bucket * static_cast<double>(k);
+        // Ready when the part that ends at the bucket's last parameter has run.
+        const double ends = std::min(1.0, bucket * static_cast<double>(k + 1) / n);
+        std::size_t part = parts.size() - 1;
+        if (parts.size() > 1) {
+          part = 0;
+          while (part + 1 < parts.size() && merged.starts[part + 1] < ends - kCutTolerance) ++part;
+        }
+        nodes.gradient.push_back(add_comm(r, g, fmt::format("{} gradient {} chunk {} bucket {}", g.name, what, c, k),
+                                          ring(op, g.gpus, share * grad_bytes_), {parts[part]}));
+      }
+    }
+  }
+
+  void add_tail(int r, std::vector<GraphNodeId> deps, DpRankNodes& nodes) {
+    const auto& L = in_.map.layout();
+    const auto& sc = in_.scenario;
+    const auto stage_ids = in_.schedule.stages_held(r);
+    const auto params = rank_params(in_.blocks, in_.stages, stage_ids, L.tp, L.ep, L.etp);
+    const auto update = optimizer_update(sc, L, in_.blocks, in_.stages, stage_ids, in_.cost);
+    const auto chain = [&](GraphNode n, std::string label) {
+      n.rank = r;
+      n.deps = deps;
+      if (n.stream == "dp" && last_on_["dp"] != PipelineGraph::kNone) n.deps.push_back(last_on_["dp"]);
+      const GraphNodeId id = p_.graph.add(std::move(n));
+      if (p_.graph.nodes[id].stream == "dp") last_on_["dp"] = id;
+      nodes.tail.emplace_back(id, std::move(label));
+      deps = {id};
+    };
+    if (sc.optimizer.kind == model::Optimizer::Muon && zero_) {
+      // Moonlight's distributed Muon gathers each matrix's gradient shards (BF16) before Newton-Schulz; a
+      // per-head block that one rank's shard holds whole needs no gather.
+      const double gathered = params.dense + params.routed > 0
+                                  ? (update.muon_params - update.whole_head_params) / (params.dense + params.routed)
+                                  : 0;
+      GraphNode n;
+      n.kind = exec::GraphNodeKind::collective;
+      n.stream = "dp";
+      n.name = "Muon gradient all-gather";
+      for (const auto* g : {&dense_, &expert_}) {
+        const double p = g == &dense_ ? params.dense : params.routed;
+        if (!g->active(p) || gathered <= 0) continue;
+        n.collectives.push_back(ring(net::CollectiveOp::allgather, g->gpus, p * 2.0 * gathered));
+        const auto bytes = exec::collective_link_bytes(n.collectives.back(), in_.topology);
+        for (std::size_t c = 0; c < bytes.bytes.size(); ++c) out_.link_bytes.bytes[c] += bytes.bytes[c] * g->copies;
+      }
+      if (!n.collectives.empty()) chain(std::move(n), "exposed: Muon gradient all-gather");
+    }
+    add_balancer(r, stage_ids, chain);
+    GraphNode opt;
+    opt.stream = "compute";
+    opt.name = "optimizer step";
+    opt.duration = core::SimTime::from_seconds(update.seconds);
+    chain(std::move(opt), "optimizer step");
+  }
+
+  // The router bias update of a balanced MoE run, once per MoE layer per step (issue 16): the balancer needs the
+  // global view of the step's routing. QB-histogram (K3) builds per-rank histograms of B bins per expert from
+  // the router scores (a memory-bound pass reading each token's n fp32 scores) and all-reduces the n x B counts
+  // over the ranks that saw the step's tokens (the DP group); sign-SGD all-reduces n counts. After the passes,
+  // when the step's routing is complete; a uniform expert load has no balancer.
+  template <class Chain>
+  void add_balancer(int r, const std::vector<int>& stage_ids, const Chain& chain) {
+    const auto& sc = in_.scenario;
+    if (sc.expert_load.kind == workload::ExpertLoadKind::uniform || !in_.spec.has_moe()) return;
+    const auto balancer = balancing::make_balancer(
+        balancing::parse_balancer(sc.expert_load.balancer, "expert_load.balancer", sc.expert_load.bins));
+    int moe_layers = 0;
+    for (int s : stage_ids) {
+      for (int b : in_.stages[static_cast<std::size_t>(s)].blocks) {
+        moe_layers += model::has_expert_dispatch(in_.blocks[static_cast<std::size_t>(b)]) ? 1 : 0;
+      }
+    }
+    if (moe_layers == 0) return;
+    const int experts = in_.spec.moe.routed_experts;
+    // Each of the DP x CP ranks histograms its share of the step's tokens (1/CP of each sequence).
+    const double tokens_per_rank = in_.microbatches * in_.microbatch.tokens() / in_.map.layout().cp;
+    const double bytes = balancer->allreduce_bytes_per_layer(experts, tokens_per_rank * data_ranks_);
+    if (balancer->bins() > 0) {
+      GraphNode k;
+      k.stream = "compute";
+      k.name = fmt::format("load balancer histograms ({} MoE layers)", moe_layers);
+      k.duration = core::SimTime::from_seconds(
+          moe_layers * std::max(tokens_per_rank * experts * 4.0 / sustained_hbm(in_.cost), in_.cost.defaults().min_kernel_s));
+      chain(std::move(k), "load balancer: histogram kernels");
+    }
+    if (data_ranks_ <= 1 || bytes <= 0) return;
+    for (int l = 0; l < moe_layers; ++l) {
+      GraphNode a;
+      a.kind = exec::GraphNodeKind::collective;
+      a.stream = "dp";
+      a.name = fmt::format("load balancer all-reduce, MoE layer {} of {}", l + 1, moe_layers);
+      a.collectives = {ring(net::CollectiveOp::allreduce, dense_.gpus, bytes)};
+      const auto moved = exec::collective_link_bytes(a.collectives.front(), in_.topology);
+      for (std::size_t c = 0; c < moved.bytes.size(); ++c) out_.link_bytes.bytes[c] += moved.bytes[c] * dense_.copies;
+      chain(std::move(a), "exposed: load balancer all-reduce");
+    }
+    if (r == 0) {
+      out_.assumptions.push_back(fmt::format(
+          "load balancer {}: per MoE layer per step, {:.4g} MB all-reduced over DP x CP {}{}, after the backward passes",
+          balancer->name(), bytes / 1e6, data_ranks_,
+          balancer->bins() > 0 ? fmt::format(" and a histogram kernel reading {:.4g} tokens x {} fp32 router scores",
+                                             tokens_per_rank, experts)
+                               : std::string()));
+    }
+  }
+
+  const AccountingInputs& in_;
+  exec::PipelineGraph& p_;
+  DpWork out_;
+  int data_ranks_ = 1, expert_dp_ = 1;
+  bool zero_ = false;
+  double grad_bytes_ = 4;
+  DpGroup dense_, expert_;
+  std::map<std::string, GraphNodeId> last_on_;  // per DP stream of the rank being built: its last node
+};
+
+}  // namespace
+
+DpWork add_dp_work(const AccountingInputs& in, exec::PipelineGraph& pipeline) { return DpWorkBuilder(in, pipeline).build(); }
+
+DpPhase dp_phase_of(const DpWork& work, const exec::PipelineGraph& pipeline, const exec::GraphTimes& times, int rank) {
+  const auto ri = static_cast<std::size_t>(rank);
+  const auto& nodes = work.ranks[ri];
+  const auto& g = pipeline.graph;
   DpPhase d;
-  const std::vector<int> stage_ids = in.schedule.stages_held(rank);
-  const auto params = rank_params(in.blocks, in.stages, stage_ids, L.tp, L.ep, L.etp);
-  const parallel::GpuIndex base = in.map.gpu_of({0, 0, 0, rank});
-  const int expert_dp = parallel::expert_dp(L);
-  const bool zero = L.zero_stage >= 1;
-  // Dense weights are replicated, reduced and sharded over DP x CP (RankMapping::dp_group).
-  const int data_ranks = L.dp * L.cp;
-  // The critical rank's reductions stand for every DP group: gpus / (DP x CP) groups move the same bytes.
-  const double groups = static_cast<double>(in.map.gpus()) / data_ranks;
-  auto scale_bytes = [&](const exec::LinkClassBytes& b) {
-    for (std::size_t c = 0; c < b.bytes.size(); ++c) d.link_bytes.bytes[c] += b.bytes[c] * groups;
-  };
-
-  auto group_collectives = [&](net::CollectiveOp op, double bytes_per_param) {
-    std::vector<net::CollectiveSpec> specs;
-    if (data_ranks > 1 && params.dense > 0) {
-      net::CollectiveSpec s;
-      s.op = op;
-      s.algorithm = net::CollectiveAlgorithm::ring;
-      const auto g = in.map.dp_group(base);
-      s.ranks.assign(g.begin(), g.end());
-      s.bytes = params.dense * bytes_per_param;
-      specs.push_back(s);
+  // First forward passes that waited for their parameters: the part started after its other inputs were there.
+  for (GraphNodeId part : nodes.gathered_parts) {
+    core::SimTime other;
+    for (GraphNodeId dep : g.nodes[part].deps) {
+      if (std::find(nodes.param_gather.begin(), nodes.param_gather.end(), dep) == nodes.param_gather.end()) {
+        other = std::max(other, times.end[dep]);
+      }
     }
-    if (expert_dp > 1 && params.routed > 0) {
-      net::CollectiveSpec s;
-      s.op = op;
-      s.algorithm = net::CollectiveAlgorithm::ring;
-      const auto g = in.map.expert_dp_group(base);
-      s.ranks.assign(g.begin(), g.end());
-      s.bytes = params.routed * bytes_per_param;
-      specs.push_back(s);
+    if (times.start[part] > other) d.param_gather_wait += times.start[part] - other;
+  }
+  const core::SimTime passes_end = times.end[pipeline.last_compute[ri]];
+  if (!nodes.tail.empty()) {
+    const core::SimTime tail_start = times.start[nodes.tail.front().first];
+    if (tail_start > passes_end) {
+      d.breakdown.push_back({work.gradient_label, "communication", (tail_start - passes_end).seconds()});
     }
-    exec::LinkClassBytes bytes;
-    const double t = specs.empty() ? 0.0 : in.runner.rings_time(specs, &bytes);
-    scale_bytes(bytes);
-    return t;
+  }
+  for (const auto& [node, label] : nodes.tail) {
+    const double s = (times.end[node] - times.start[node]).seconds();
+    const char* category = label == "optimizer step" ? "optimizer" : label.rfind("exposed", 0) == 0 ? "communication" : "compute";
+    if (s <= 0) continue;
+    // One line per label (a balancer all-reduce per MoE layer is one line).
+    const auto same = std::find_if(d.breakdown.begin(), d.breakdown.end(), [&](const TimeShare& t) { return t.name == label; });
+    if (same != d.breakdown.end()) {
+      same->seconds += s;
+    } else {
+      d.breakdown.push_back({label, category, s});
+    }
+  }
+  const auto span = [&](GraphNodeId n, const char* kind) {
+    d.trace.push_back({rank, "dp", g.nodes[n].name, kind, times.start[n].seconds(), times.end[n].seconds()});
   };
-
-  // fp32 by default (Megatron-LM with BF16 forces --accumulate-allreduce-grads-in-fp32); 2 bytes when
-  // precision.gradient_reduce says the run reduced its BF16/FP16 gradients as they are.
-  const double grad_bytes = sc.precision.gradient_reduce_bytes;
-  // FSDP reduce-scatters each layer's gradients inside the backward passes (sim/workload/pass_builder).
-  d.gradient_sync_s = L.fsdp ? 0.0
-                             : group_collectives(zero ? net::CollectiveOp::reducescatter : net::CollectiveOp::allreduce,
-                                                 grad_bytes);
-  // Bucketed reductions start when the first bucket of gradients is ready and share the links and SMs with
-  // the pass they hide behind, so only part of that pass may hide them.
-  const double overlap =
-      in.prov.add("dp.overlap_fraction", 1.0, 0.5, 1.0, "fraction", core::SourceKind::assumption,
-                  "share of the last backward (first forward) pass that can hide the DP gradient reduction "
-                  "(parameter all-gather): all of it taken (Megatron-LM overlap-grad-reduce / overlap-param-gather); "
-                  "half as the low end for the first bucket's wait and the contention");
-  const double hidden_by = L.overlap_grad_reduce ? overlap * last_pass.seconds() : 0.0;
-  d.gradient_exposed_s = std::max(0.0, d.gradient_sync_s - hidden_by);
-
-  const auto update = optimizer_update(sc, L, in.blocks, in.stages, stage_ids, in.cost);
-  d.optimizer_s = update.seconds;
-  const int iterations = sc.optimizer.newton_schulz_iterations;
-  if (sc.optimizer.kind == model::Optimizer::Muon && zero) {
-    // Moonlight's distributed Muon gathers each matrix's gradient shards (BF16) before Newton-Schulz; a
-    // per-head block that one rank's shard holds whole needs no gather.
-    const double gathered = params.dense + params.routed > 0
-                                ? (update.muon_params - update.whole_head_params) / (params.dense + params.routed)
-                                : 0;
-    d.muon_gather_s = group_collectives(net::CollectiveOp::allgather, 2.0 * gathered);
-  }
-  if (zero && !L.fsdp) {  // FSDP gathers each layer's parameters before it runs instead
-    d.param_gather_s = group_collectives(net::CollectiveOp::allgather, 2.0);
-    d.param_gather_exposed_s = std::max(0.0, d.param_gather_s - overlap * first_pass.seconds());
-  }
-
-  add_balancer_cost(in, stage_ids, base, d);
-
-  if (d.gradient_exposed_s > 0) {
-    d.breakdown.push_back({zero ? "exposed: DP gradient reduce-scatter" : "exposed: DP gradient all-reduce",
-                           "communication", d.gradient_exposed_s});
-  }
-  if (d.muon_gather_s > 0) d.breakdown.push_back({"exposed: Muon gradient all-gather", "communication", d.muon_gather_s});
-  d.breakdown.push_back({"optimizer step", "optimizer", d.optimizer_s});
-  if (d.param_gather_exposed_s > 0) {
-    d.breakdown.push_back({"exposed: DP parameter all-gather", "communication", d.param_gather_exposed_s});
-  }
-
-  const double end = in.timeline.makespan.seconds();
-  double at = end;
-  auto span = [&](const char* name, const char* kind, double len) {
-    if (len <= 0) return;
-    d.trace.push_back({rank, "dp", name, kind, at, at + len});
-    at += len;
-  };
-  span("gradient reduction (exposed)", "dp", d.gradient_exposed_s);
-  span("Muon gradient gather", "dp", d.muon_gather_s);
-  span("optimizer", "optimizer", d.optimizer_s);
-  span("load balancer histograms", "optimizer", d.balancer_kernel_s);
-  span("load balancer all-reduce", "dp", d.balancer_allreduce_s);
-  span("parameter all-gather (exposed)", "dp", d.param_gather_exposed_s);
-
-  d.assumptions.push_back(fmt::format(
-      "DP: gradients reduced in {} with ring {} over DP x CP {} (dense) and EDP {} (experts), {} ({:.3f} s of {:.3f} s "
-      "hidden); parameters all-gathered in BF16 overlapped with the next step's first forward pass (Megatron-LM "
-      "overlap-grad-reduce / overlap-param-gather)",
-      grad_bytes == 4 ? "fp32" : "16-bit floats", zero ? "reduce-scatter" : "all-reduce", data_ranks, expert_dp,
-      L.overlap_grad_reduce ? "overlapped with the last backward pass" : "after the backward passes",
-      std::min(d.gradient_sync_s, hidden_by), d.gradient_sync_s));
-  d.assumptions.push_back(fmt::format(
-      "optimizer: AdamW moves 30 B per parameter of the local shard, Muon 26 B plus {} Newton-Schulz iterations "
-      "on full matrices after an all-gather of gradient shards (Moonlight distributed Muon, arXiv:2502.16982){}",
-      iterations,
-      sc.optimizer.per_head_attention
-          ? "; attention projections per head (K3's per-head Muon): one matrix per head, and no gather for heads a "
-            "head-aligned shard holds whole"
-          : ""));
+  for (GraphNodeId n : nodes.param_gather) span(n, "dp");
+  for (GraphNodeId n : nodes.gradient) span(n, "dp");
+  for (const auto& [n, label] : nodes.tail) span(n, g.nodes[n].kind == exec::GraphNodeKind::compute ? "optimizer" : "dp");
   return d;
 }
 

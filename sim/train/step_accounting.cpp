@@ -192,32 +192,38 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
   StepResult r = std::move(described);
   r.simulated_events = in.events;  // the description was taken before the passes ran
 
-  // The critical rank: the busiest pipeline rank (least bubble).
+  // The critical rank: the one whose step ends last (its optimizer update), the busiest of those.
+  const auto rank_end = [&](int k) { return in.times.end[in.dp.ranks[static_cast<std::size_t>(k)].tail.back().first]; };
   int crit = 0;
   for (int k = 1; k < in.schedule.ranks; ++k) {
-    if (t.busy[static_cast<std::size_t>(k)] > t.busy[static_cast<std::size_t>(crit)]) crit = k;
+    const auto ki = static_cast<std::size_t>(k), ci = static_cast<std::size_t>(crit);
+    if (rank_end(k) > rank_end(crit) || (rank_end(k) == rank_end(crit) && t.busy[ki] > t.busy[ci])) crit = k;
   }
+  const auto ci = static_cast<std::size_t>(crit);
   std::map<std::string, double> compute, exposed;
-  for (const auto& pt : t.per_rank[static_cast<std::size_t>(crit)]) {
+  for (const auto& pt : t.per_rank[ci]) {
     const auto v = view_of(in, crit, pt.pass);
     add_into(compute, v.compute_s);
     add_into(r.measured_compute_s, v.measured_s);
     add_into(exposed, v.exposed_s);
   }
-  const auto& crit_passes = t.per_rank[static_cast<std::size_t>(crit)];
-  const auto dp = simulate_dp_phase(in, crit, crit_passes.front().end - crit_passes.front().start,
-                                    crit_passes.back().end - crit_passes.back().start);
+  const auto dp = dp_phase_of(in.dp, in.pipeline, in.times, crit);
 
-  r.step_time_s = t.makespan.seconds() + dp.exposed_total_s();
+  K3SIM_ASSERT(rank_end(crit) == in.times.makespan, "a step graph node ended after the last optimizer update");
+  r.step_time_s = in.times.makespan.seconds();
   for (const auto& [cat, s] : compute) r.breakdown.push_back({"compute: " + cat, "compute", s});
   for (const auto& [kind, s] : exposed) {
     r.breakdown.push_back({"exposed: " + kind, kind == kHostWait ? "host" : "communication", s});
   }
-  if (t.sending[static_cast<std::size_t>(crit)] > SimTime::zero()) {
-    r.breakdown.push_back({"exposed: pipeline send/receive", "communication",
-                           t.sending[static_cast<std::size_t>(crit)].seconds()});
+  if (t.sending[ci] > SimTime::zero()) {
+    r.breakdown.push_back({"exposed: pipeline send/receive", "communication", t.sending[ci].seconds()});
   }
-  r.breakdown.push_back({"pipeline bubble", "bubble", t.bubble(crit).seconds()});
+  if (dp.param_gather_wait > SimTime::zero()) {
+    r.breakdown.push_back({"exposed: DP parameter all-gather", "communication", dp.param_gather_wait.seconds()});
+  }
+  // Inside the span of the rank's passes, what they, their sends and the parameter waits did not fill.
+  const SimTime passes_end = in.times.end[in.pipeline.last_compute[ci]];
+  r.breakdown.push_back({"pipeline bubble", "bubble", (passes_end - t.busy[ci] - t.sending[ci] - dp.param_gather_wait).seconds()});
   for (const auto& share : dp.breakdown) r.breakdown.push_back(share);
 
   const auto totals = model::summarize(in.spec, static_cast<double>(sc.batch.seq_len));
@@ -242,7 +248,14 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
       for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += v.bytes.bytes[c] * groups_per_stage;
     }
   }
-  for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += dp.link_bytes.bytes[c];
+  for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += in.dp.link_bytes.bytes[c];
+  // Activation sends: the graph runs one pipeline's (its TP ranks' slices and gathers); every pipeline of the job
+  // sends the same.
+  const double pipelines = static_cast<double>(in.map.gpus()) / (static_cast<double>(in.schedule.ranks) * L.tp);
+  for (exec::GraphNodeId n = 0; n < in.pipeline.graph.nodes.size(); ++n) {
+    if (in.pipeline.graph.nodes[n].kind != exec::GraphNodeKind::send) continue;
+    for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += in.times.bytes[n].bytes[c] * pipelines;
+  }
   std::array<double, topo::kLinkClassCount> capacity{};
   for (const auto& l : in.topology.links()) capacity[static_cast<std::size_t>(l.link_class)] += l.capacity_bytes_per_s;
   for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) {
@@ -267,7 +280,9 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
                            pt.end.seconds()});
       }
     }
-    for (const auto& span : dp.trace) r.trace.push_back(span);
+    for (int k = 0; k < ranks; ++k) {
+      for (auto& span : dp_phase_of(in.dp, in.pipeline, in.times, k).trace) r.trace.push_back(std::move(span));
+    }
   }
 
   r.assumptions = core::describe(in.prov.entries());
@@ -290,7 +305,7 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
                           1 + in.moe.gpu_noise_floor, in.moe.sample_tokens_per_step)
             : std::string(" (exact)")));
   }
-  for (const auto& a : dp.assumptions) r.assumptions.push_back(a);
+  for (const auto& a : in.dp.assumptions) r.assumptions.push_back(a);
   r.assumptions.push_back(sc.host.loaded ? cost::describe(*sc.host.loaded, sc.host.cuda_graphs)
                                          : std::string("an ideal host (host.profile: none): the CPU never holds a GPU up"));
   r.assumptions.push_back(fmt::format("GPU {}: {}", gpu.name, gpu.source));

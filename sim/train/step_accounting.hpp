@@ -1,6 +1,6 @@
 #pragma once
-// Turns the simulated passes and the pipeline timeline into a StepResult: step time with the data-parallel
-// reduction and the optimizer, the breakdown on the critical pipeline rank, MFU, memory and link use.
+// Turns the step graph's run (passes, sends, data-parallel reduction and optimizer on one engine) into a
+// StepResult: step time, the breakdown on the critical pipeline rank, MFU, memory and link use.
 #include <map>
 #include <tuple>
 
@@ -9,12 +9,14 @@
 #include "model/ops.hpp"
 #include "sim/workload/moe_sampling.hpp"
 #include "sim/exec/pass_runner.hpp"
+#include "sim/exec/pipeline_graph.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
 #include "sim/parallel/rank_mapping.hpp"
 #include "sim/train/step_spec.hpp"
 #include "sim/parallel/stage_split.hpp"
 #include "sim/train/step_result.hpp"
 #include "sim/train/step_simulator.hpp"
+#include "sim/train/dp_phase.hpp"
 
 namespace k3::train {
 
@@ -48,7 +50,11 @@ struct AccountingInputs {
   const workload::MoeSample& moe;
   double events;
   const StepOptions& options;
-  core::Provenance& prov;  // the numbers the step read; the DP phase registers its own
+  core::Provenance& prov;  // the numbers the step read; the DP work registers its own
+  // The step graph as it ran (empty before it is built and run): passes, sends and DP work, and their times.
+  const exec::PipelineGraph& pipeline;
+  const exec::GraphTimes& times;
+  const DpWork& dp;
 };
 
 // Memory of the most loaded pipeline rank (what it holds does not depend on the passes' times).

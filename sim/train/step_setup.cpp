@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "sim/exec/graph_executor.hpp"
 #include "sim/cost/kernel_table_import.hpp"
 #include "sim/cost/measured_links.hpp"
 #include "sim/net/network_factory.hpp"
@@ -84,6 +85,47 @@ exec::PassRunnerConfig make_step_runner_config(const StepSpec& sc, const topo::T
                                               sms - sc.communication.comm_sms, sms));
   }
   return c;
+}
+
+std::vector<std::vector<net::CollectiveSpec>> pipeline_transfer(const parallel::RankMapping& map, double bytes, int from,
+                                                                int to) {
+  const int tp = map.layout().tp;
+  std::vector<std::vector<net::CollectiveSpec>> phases(1);
+  for (int t = 0; t < tp; ++t) {
+    net::CollectiveSpec s;
+    s.op = net::CollectiveOp::sendrecv;
+    s.algorithm = net::CollectiveAlgorithm::flat;
+    s.ranks = {map.gpu_of({t, 0, 0, from}), map.gpu_of({t, 0, 0, to})};
+    s.bytes = bytes / tp;
+    phases.front().push_back(s);
+  }
+  if (tp > 1) {
+    net::CollectiveSpec gather;
+    gather.op = net::CollectiveOp::allgather;
+    gather.algorithm = net::CollectiveAlgorithm::ring;
+    const auto g = map.tp_group(map.gpu_of({0, 0, 0, to}));
+    gather.ranks.assign(g.begin(), g.end());
+    gather.bytes = bytes;
+    phases.push_back({gather});
+  }
+  return phases;
+}
+
+core::SimTime replay_step_graph(const exec::StepGraph& graph, const StepSpec& scenario, const topo::Topology& topology) {
+  core::Provenance prov(scenario.assumption_overrides);
+  const exec::PassRunner runner(topology, make_step_runner_config(scenario, topology, nullptr, prov));
+  for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
+    for (const auto& c : graph.nodes[n].collectives) {
+      for (auto g : c.ranks) {
+        if (g >= topology.gpu_count()) {
+          throw core::InputError({"--replay-graph", fmt::format("/nodes/{}/collectives", n), 0},
+                                 fmt::format("GPU {} is not in the scenario's cluster", g),
+                                 fmt::format("GPUs 0..{} (the graph of a step of this scenario)", topology.gpu_count() - 1));
+        }
+      }
+    }
+  }
+  return exec::run_step_graph(graph, &runner).makespan;
 }
 
 }  // namespace k3::train

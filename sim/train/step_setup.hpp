@@ -7,6 +7,8 @@
 #include "sim/cost/calibration_profile.hpp"
 #include "sim/cost/cost_model.hpp"
 #include "sim/exec/pass_runner.hpp"
+#include "sim/exec/step_graph.hpp"
+#include "sim/parallel/rank_mapping.hpp"
 #include "sim/train/step_reuse.hpp"
 #include "sim/train/step_spec.hpp"
 #include "topologies/topology.hpp"
@@ -19,5 +21,17 @@ cost::OpCostModel make_step_cost_model(const StepSpec& sc, const topo::Topology&
 // `reuse`: null for a run that shares nothing.
 exec::PassRunnerConfig make_step_runner_config(const StepSpec& sc, const topo::Topology& topo, const StepReuse* reuse,
                                                core::Provenance& prov);
+
+// An activation (or its gradient) of `bytes` sent from pipeline rank `from` to `to`, as collectives in phases run one
+// after another: under TP every rank of the group holds the whole tensor, so each sends its 1/TP slice to its peer
+// and the receivers all-gather it (Megatron-LM's scatter/gather optimisation, SC21 section 4.1), the slices
+// crossing TP links in parallel.
+std::vector<std::vector<net::CollectiveSpec>> pipeline_transfer(const parallel::RankMapping& map, double bytes, int from,
+                                                                int to);
+
+// A step graph (`k3sim run --export-graph`, read back with exec::graph_from_json) run again on the scenario's
+// network: its makespan, which equals the step's to the picosecond when the graph is the step's own. Throws
+// core::InputError for a collective on a GPU the cluster does not have.
+core::SimTime replay_step_graph(const exec::StepGraph& graph, const StepSpec& scenario, const topo::Topology& topology);
 
 }  // namespace k3::train

@@ -18,6 +18,7 @@
 #include "sim/workload/pass_builder.hpp"
 #include "sim/exec/pass_batch.hpp"
 #include "sim/exec/pass_runner.hpp"
+#include "sim/exec/pipeline_graph.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
 #include "sim/parallel/rank_mapping.hpp"
 #include "sim/parallel/stage_split.hpp"
@@ -64,14 +65,23 @@ class StepRun {
   StepResult finish() {
     if (!batch_) return std::move(described_);
     collect_passes(core::resolve_threads(opt_.threads));
-    parallel::PassCosts costs;
-    costs.forward = [this](int r, int c) { return pass(r, c, workload::PassPart::forward).duration; };
-    costs.backward = [this](int r, int c) { return pass(r, c, workload::PassPart::backward).duration; };
-    costs.weight = [this](int r, int c) { return pass(r, c, workload::PassPart::weight).duration; };
-    costs.forward_backward = [this](int r, int f, int b) { return overlapped(r, f, b).duration; };
-    costs.p2p = [this](int from, int to) { return p2p(from, to, mb_); };
-    costs.blocking_p2p = sc_.communication.blocking_pipeline_p2p;
-    timeline_ = parallel::execute_pipeline(schedule_, costs);
+    // The step graph: every pass of every rank (each as long as its own engine run made it), the sends between
+    // stages and the DP work, run together on one engine and network.
+    exec::PipelineGraphCosts costs;
+    costs.passes.forward = [this](int r, int c) { return pass(r, c, workload::PassPart::forward).duration; };
+    costs.passes.backward = [this](int r, int c) { return pass(r, c, workload::PassPart::backward).duration; };
+    costs.passes.weight = [this](int r, int c) { return pass(r, c, workload::PassPart::weight).duration; };
+    costs.passes.forward_backward = [this](int r, int f, int b) { return overlapped(r, f, b).duration; };
+    costs.passes.blocking_p2p = sc_.communication.blocking_pipeline_p2p;
+    // BF16 activations (or their gradients) of one micro-batch.
+    const double activation_bytes = mb_.tokens() * spec_.hidden * 2.0;
+    costs.transfer = [this, activation_bytes](int from, int to) { return pipeline_transfer(map_, activation_bytes, from, to); };
+    pipeline_ = exec::pipeline_graph(schedule_, costs);
+    dp_ = add_dp_work(accounting_inputs(mb_), pipeline_);
+    times_ = exec::run_step_graph(pipeline_.graph, &runner_);
+    events_ += static_cast<double>(times_.events);
+    timeline_ = exec::pipeline_timeline(pipeline_, times_);
+    if (opt_.on_graph) opt_.on_graph(pipeline_.graph, times_.makespan);
     auto result = account_step(accounting_inputs(mb_), std::move(described_));
     result.symmetry = symmetry_;
     if (opt_.op_trace) {
@@ -120,7 +130,8 @@ class StepRun {
       optimizer_s = std::min(optimizer_s, optimizer_update(sc_, map_.layout(), blocks_, stages_,
                                                            schedule_.stages_held(rank), cost_).seconds);
     }
-    return parallel::execute_pipeline(schedule_, costs_by_stage(compute_only), false).makespan.seconds() + optimizer_s;
+    return exec::run_pipeline(schedule_, {costs_by_stage(compute_only), {}}, nullptr, false).makespan.seconds() +
+           optimizer_s;
   }
 
  private:
@@ -402,39 +413,10 @@ class StepRun {
     return memo(rank, schedule_.stage_of(rank, f_chunk), schedule_.stage_of(rank, b_chunk), workload::PassPart::backward);
   }
 
-  SimTime p2p(int from, int to, const model::MicroBatch& mb) {
-    auto it = p2p_.find({from, to});
-    if (it != p2p_.end()) return it->second;
-    // BF16 activations (or their gradients). Under TP every rank of the group holds the whole tensor; each
-    // sends its 1/TP slice to its peer and the receivers all-gather it (Megatron-LM's scatter/gather
-    // optimisation, SC21 section 4.1), so the slices cross TP links in parallel.
-    const int tp = map_.layout().tp;
-    const double bytes = mb.tokens() * spec_.hidden * 2.0;
-    std::vector<net::CollectiveSpec> slices;
-    for (int t = 0; t < tp; ++t) {
-      net::CollectiveSpec s;
-      s.op = net::CollectiveOp::sendrecv;
-      s.algorithm = net::CollectiveAlgorithm::flat;
-      s.ranks = {map_.gpu_of({t, 0, 0, from}), map_.gpu_of({t, 0, 0, to})};
-      s.bytes = bytes / tp;
-      slices.push_back(s);
-    }
-    double seconds = runner_.concurrent_time(slices);
-    if (tp > 1) {
-      net::CollectiveSpec gather;
-      gather.op = net::CollectiveOp::allgather;
-      gather.algorithm = net::CollectiveAlgorithm::ring;
-      const auto g = map_.tp_group(map_.gpu_of({0, 0, 0, to}));
-      gather.ranks.assign(g.begin(), g.end());
-      gather.bytes = bytes;
-      seconds += runner_.collective_time(gather);
-    }
-    return p2p_[{from, to}] = SimTime::from_seconds(seconds);
-  }
-
   AccountingInputs accounting_inputs(const model::MicroBatch& mb) {
-    return AccountingInputs{sc_, spec_, topo_, map_, schedule_, timeline_, blocks_, stages_, passes_, cost_, runner_,
-                            mb, microbatches_, moe_, events_, opt_, prov_};
+    return AccountingInputs{sc_,   spec_,   topo_, map_,    schedule_, timeline_, blocks_,   stages_,
+                            passes_, cost_, runner_, mb, microbatches_, moe_, events_, opt_,
+                            prov_, pipeline_, times_, dp_};
   }
 
   const StepSpec& sc_;
@@ -456,7 +438,9 @@ class StepRun {
   PassMemo passes_;
   PassMemo by_class_;
   std::vector<int> stage_class_;
-  std::map<std::pair<int, int>, SimTime> p2p_;
+  exec::PipelineGraph pipeline_;
+  exec::GraphTimes times_;
+  DpWork dp_;
   workload::ContextParallelLoad cp_load_;
   double events_ = 0;
   model::MicroBatch mb_;

@@ -4,10 +4,10 @@
 //   2. every distinct pipeline pass (F, B, W and DualPipe's overlapped F&B of each stage) is built as a
 //      PassProgram for the GPUs of one EP (or TP) group and replayed on the event engine with the network
 //      model, so all-to-alls and all-reduces contend for links and the most loaded GPU sets the pace;
-//   3. the pipeline schedule runs on those pass times with point-to-point transfers between stages;
-//   4. data-parallel gradient reduction, the optimizer step and the parameter all-gather follow, each
-//      overlapped with the pipeline's last backward / first forward pass where frameworks do so.
+//   3. the step graph (every pass of every pipeline rank at its replayed time, the sends between stages, the
+//      data-parallel gradient and parameter buckets, the optimizer) runs in one engine run on the network.
 // EP groups of one stage are identical (same sampled routing), so one is simulated per stage.
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,6 +21,7 @@
 #include "model/model_spec.hpp"
 #include "sim/exec/pass_batch.hpp"
 #include "sim/exec/pass_runner.hpp"
+#include "sim/exec/step_graph.hpp"
 #include "sim/train/step_spec.hpp"
 #include "sim/workload/moe_sampling.hpp"
 #include "sim/train/step_result.hpp"
@@ -41,6 +42,8 @@ struct StepOptions {
   // memory of its most loaded rank, no times (step_time_s 0). What a search needs of it, at a fraction of
   // the cost: most of the layouts a K3 plan simulated were over memory once their ranks were built.
   bool stop_when_over_memory = false;
+  // Called with the step graph once it has run, and its makespan (`k3sim run --export-graph`).
+  std::function<void(const exec::StepGraph&, core::SimTime makespan)> on_graph;
 };
 
 // Throws core::InputError when the layout does not fit the model or the cluster.

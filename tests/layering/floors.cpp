@@ -22,7 +22,7 @@ const std::vector<Floor>& floors() {
       {"sim/parallel", 4, "rank mapping, stage split, pipeline schedules (registered by name)"},
       {"sim/workload", 5, "per-pass step lists: dense ops, MoE sampling, collectives"},
       {"kernels", 5, "CUDA kernels with CPU references and tolerances, calibration harness"},
-      {"sim/exec", 6, "replays a pass on the engine and a network model"},
+      {"sim/exec", 6, "replays a pass, and runs the step graph, on the engine and a network model"},
       {"sim/train", 7, "one training step: schedule over passes, DP phase, optimizer, memory"},
       {"sim/serve", 7, "serving: request stream, iteration costs, KV capacity, the serving simulation"},
       {"sim/input", 8, "Scenario: parsed once, resolved once into a step's typed inputs; size limits"},

@@ -30,6 +30,7 @@ const std::map<std::string, std::string> kStructural = {
     {"1e12", "TFLOP/s per FLOP/s"},
     {"3600.0", "s per hour"},
     {"1e-9", "relative rounding slack of a sum of doubles (the link-capacity self-check)"},
+    {"1e-12", "a fraction of a pass below which two bucket boundaries are one (rounding of sums of doubles)"},
 };
 
 // The files a step's time is computed in; default_efficiencies.cpp is all registrations.

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/exec/pipeline_graph.hpp"
 #include "sim/parallel/schedule_registry.hpp"
 
 using k3::core::SimTime;
@@ -16,16 +17,21 @@ using namespace k3::parallel;
 
 namespace {
 
-SimTime us(double x) { return SimTime::from_us(x); }
+SimTime micros(double x) { return SimTime::from_us(x); }
 
 k3::parallel::PassCosts uniform_costs(double f, double b, double w, double fb, double p2p = 0.0) {
   k3::parallel::PassCosts c;
-  c.forward = [=](int, int) { return us(f); };
-  c.backward = [=](int, int) { return us(b); };
-  c.weight = [=](int, int) { return us(w); };
-  c.forward_backward = [=](int, int, int) { return us(fb); };
-  c.p2p = [=](int, int) { return us(p2p); };
+  c.forward = [=](int, int) { return micros(f); };
+  c.backward = [=](int, int) { return micros(b); };
+  c.weight = [=](int, int) { return micros(w); };
+  c.forward_backward = [=](int, int, int) { return micros(fb); };
+  c.p2p = [=](int, int) { return micros(p2p); };
   return c;
+}
+
+// The schedule as a step graph of its passes and sends, run on the engine.
+PipelineTimeline execute_pipeline(const PipelineSchedule& s, const PassCosts& costs, bool with_passes = true) {
+  return k3::exec::run_pipeline(s, {costs, {}}, nullptr, with_passes);
 }
 
 }  // namespace
@@ -34,17 +40,17 @@ TEST(PipelineSchedule, OneFOneBBubbleMatchesClosedForm) {
   // PP = 4, m = 8, F = 1 us, B = 2 us, no transfer time.
   // 1F1B makespan = (m + PP - 1)(F + B) = 11 x 3 = 33 us; every rank idles (PP - 1)(F + B) = 9 us.
   const auto s = k3::parallel::make_schedule(k3::parallel::pipeline_schedule("1f1b", {}), 4, 1, 8);
-  const auto t = k3::parallel::execute_pipeline(s, uniform_costs(1, 2, 0.5, 3));
-  EXPECT_EQ(t.makespan, us(33));
-  for (int r = 0; r < 4; ++r) EXPECT_EQ(t.bubble(r), us(9)) << "rank " << r;
+  const auto t = execute_pipeline(s, uniform_costs(1, 2, 0.5, 3));
+  EXPECT_EQ(t.makespan, micros(33));
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(t.bubble(r), micros(9)) << "rank " << r;
 }
 
 TEST(PipelineSchedule, TransfersDelayDependentPasses) {
   // PP = 2, one micro-batch, p2p time x = 0.25 us: F on rank 0 (1), send (x), F on rank 1 (1), B on rank 1
   // (2), send back (x), B on rank 0 (2): makespan = 1 + x + 1 + 2 + x + 2 = 6.5 us.
   const auto s = k3::parallel::make_schedule(k3::parallel::pipeline_schedule("1f1b", {}), 2, 1, 1);
-  const auto t = k3::parallel::execute_pipeline(s, uniform_costs(1, 2, 0.5, 3, 0.25));
-  EXPECT_EQ(t.makespan, us(6.5));
+  const auto t = execute_pipeline(s, uniform_costs(1, 2, 0.5, 3, 0.25));
+  EXPECT_EQ(t.makespan, micros(6.5));
 }
 
 TEST(PipelineSchedule, BlockingSendsHoldTheSender) {
@@ -56,13 +62,13 @@ TEST(PipelineSchedule, BlockingSendsHoldTheSender) {
   // each rank spent 2 x 0.5 = 1 us sending, so rank 0's bubble is 10.5 - 6 - 1 = 3.5 us.
   const auto s = k3::parallel::make_schedule(k3::parallel::pipeline_schedule("1f1b", {}), 2, 1, 2);
   auto costs = uniform_costs(1, 2, 0.5, 3, 0.5);
-  EXPECT_EQ(execute_pipeline(s, costs).makespan, us(10));
+  EXPECT_EQ(execute_pipeline(s, costs).makespan, micros(10));
   costs.blocking_p2p = true;
-  const auto t = k3::parallel::execute_pipeline(s, costs);
-  EXPECT_EQ(t.makespan, us(10.5));
-  EXPECT_EQ(t.sending[0], us(1));
-  EXPECT_EQ(t.sending[1], us(1));
-  EXPECT_EQ(t.bubble(0), us(3.5));
+  const auto t = execute_pipeline(s, costs);
+  EXPECT_EQ(t.makespan, micros(10.5));
+  EXPECT_EQ(t.sending[0], micros(1));
+  EXPECT_EQ(t.sending[1], micros(1));
+  EXPECT_EQ(t.bubble(0), micros(3.5));
 }
 
 TEST(PipelineSchedule, InterleavedBubbleShrinksByVirtualStages) {
@@ -70,9 +76,9 @@ TEST(PipelineSchedule, InterleavedBubbleShrinksByVirtualStages) {
   // part. Per chunk f = 1, b = 2 with v = 2 chunks: F = 2, B = 4, bubble = 3 x 6 / 2 = 9 us, against
   // 18 us for plain 1F1B with the same per-rank work; makespan = m (F + B) + bubble = 8 x 6 + 9 = 57 us.
   const auto s = k3::parallel::make_schedule(k3::parallel::pipeline_schedule("interleaved", {}), 4, 2, 8);
-  const auto t = k3::parallel::execute_pipeline(s, uniform_costs(1, 2, 0.5, 3));
-  EXPECT_EQ(t.makespan, us(57));
-  for (int r = 0; r < 4; ++r) EXPECT_EQ(t.bubble(r), us(9)) << "rank " << r;
+  const auto t = execute_pipeline(s, uniform_costs(1, 2, 0.5, 3));
+  EXPECT_EQ(t.makespan, micros(57));
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(t.bubble(r), micros(9)) << "rank " << r;
 }
 
 TEST(PipelineSchedule, DualPipeBubbleMatchesClosedForm) {
@@ -83,10 +89,10 @@ TEST(PipelineSchedule, DualPipeBubbleMatchesClosedForm) {
   // directions): 20 x 3 = 60 us of work.
   for (int pp : {4, 8}) {
     const auto s = k3::parallel::make_schedule(k3::parallel::pipeline_schedule("dualpipe", {}), pp, 1, 20);
-    const auto t = k3::parallel::execute_pipeline(s, uniform_costs(1, 2, 1, 3));
+    const auto t = execute_pipeline(s, uniform_costs(1, 2, 1, 3));
     for (int r = 0; r < pp; ++r) {
-      EXPECT_EQ(t.busy[static_cast<std::size_t>(r)], us(60)) << "PP " << pp << " rank " << r;
-      EXPECT_EQ(t.bubble(r), us(2.0 * (pp / 2 - 1))) << "PP " << pp << " rank " << r;
+      EXPECT_EQ(t.busy[static_cast<std::size_t>(r)], micros(60)) << "PP " << pp << " rank " << r;
+      EXPECT_EQ(t.bubble(r), micros(2.0 * (pp / 2 - 1))) << "PP " << pp << " rank " << r;
     }
   }
 }
@@ -95,10 +101,10 @@ TEST(PipelineSchedule, DualPipeOverlapShrinksTheBubbleOfTheMiddleRanks) {
   // When F&B overlap saves 0.5 us (F&B = 2.5 us), the formula gives (8/2 - 1)(2.5 + 2 - 3) = 4.5 us at
   // PP = 8: the middle ranks, which the schedule keeps busiest, meet it exactly; the outer ranks idle less.
   const auto s = k3::parallel::make_schedule(k3::parallel::pipeline_schedule("dualpipe", {}), 8, 1, 20);
-  const auto t = k3::parallel::execute_pipeline(s, uniform_costs(1, 2, 1, 2.5));
-  EXPECT_EQ(t.bubble(3), us(4.5));
-  EXPECT_EQ(t.bubble(4), us(4.5));
-  for (int r = 0; r < 8; ++r) EXPECT_LE(t.bubble(r), us(4.5));
+  const auto t = execute_pipeline(s, uniform_costs(1, 2, 1, 2.5));
+  EXPECT_EQ(t.bubble(3), micros(4.5));
+  EXPECT_EQ(t.bubble(4), micros(4.5));
+  for (int r = 0; r < 8; ++r) EXPECT_LE(t.bubble(r), micros(4.5));
 }
 
 TEST(PipelineSchedule, InvalidLayoutsAreInputErrors) {
@@ -181,8 +187,8 @@ TEST(PipelineSchedule, DualPipeVBubbleMatchesClosedForm) {
   for (auto [pp, m] : {std::pair{4, 10}, std::pair{4, 20}, std::pair{8, 20}}) {
     const auto t = execute_pipeline(dualpipev(pp, m), uniform_costs(1, 2, 1, 3));
     for (int r = 0; r < pp; ++r) {
-      EXPECT_EQ(t.busy[static_cast<std::size_t>(r)], us(6.0 * m)) << "PP " << pp << " rank " << r;
-      EXPECT_EQ(t.bubble(r), us(2.0 * (pp - 1))) << "PP " << pp << " rank " << r;
+      EXPECT_EQ(t.busy[static_cast<std::size_t>(r)], micros(6.0 * m)) << "PP " << pp << " rank " << r;
+      EXPECT_EQ(t.bubble(r), micros(2.0 * (pp - 1))) << "PP " << pp << " rank " << r;
     }
   }
 }
@@ -191,8 +197,8 @@ TEST(PipelineSchedule, DualPipeVOverlapShrinksTheBubbleOfTheLastRank) {
   // F&B = 2.5 us (overlap saves 0.5): (4 - 1)(2.5 + 2 - 3) = 4.5 us at PP = 4. The last rank, DualPipe's
   // middle rank once cut in half, is the busiest and meets it exactly; the others idle no more.
   const auto t = execute_pipeline(dualpipev(4, 10), uniform_costs(1, 2, 1, 2.5));
-  EXPECT_EQ(t.bubble(3), us(4.5));
-  for (int r = 0; r < 4; ++r) EXPECT_LE(t.bubble(r), us(4.5)) << "rank " << r;
+  EXPECT_EQ(t.bubble(3), micros(4.5));
+  for (int r = 0; r < 4; ++r) EXPECT_LE(t.bubble(r), micros(4.5)) << "rank " << r;
 }
 
 TEST(PipelineSchedule, DualPipeVBubbleIsBelowOneFOneBOnTheSameRanks) {
@@ -203,7 +209,7 @@ TEST(PipelineSchedule, DualPipeVBubbleIsBelowOneFOneBOnTheSameRanks) {
     const auto f = execute_pipeline(make_schedule(pipeline_schedule("1f1b", {}), pp, 1, 2 * pp),
                                     uniform_costs(2, 4, 2, 6));
     for (int r = 0; r < pp; ++r) {
-      EXPECT_EQ(f.bubble(r), us(6.0 * (pp - 1))) << "PP " << pp << " rank " << r;
+      EXPECT_EQ(f.bubble(r), micros(6.0 * (pp - 1))) << "PP " << pp << " rank " << r;
       EXPECT_LT(v.bubble(r), f.bubble(r)) << "PP " << pp << " rank " << r;
     }
   }
@@ -217,7 +223,7 @@ TEST(PipelineSchedule, DualPipeVSendsOnlyBetweenNeighbours) {
     auto costs = uniform_costs(1, 2, 1, 3);
     costs.p2p = [&](int from, int to) {
       sends.insert({from, to});
-      return us(0.5);
+      return micros(0.5);
     };
     (void)execute_pipeline(dualpipev(pp, 2 * pp), costs);
     std::set<std::pair<int, int>> neighbours;
@@ -277,11 +283,11 @@ TEST(PipelineSchedule, AskEachPassAsksEachRanksPassesInTheOrderThePipelineFirstA
         if ((*seen)[static_cast<std::size_t>(r)].insert(c).second) first[static_cast<std::size_t>(r)].push_back(c);
       };
       PassCosts c;
-      c.forward = [=](int r, int ch) { note(r, {'F', ch, -1}); return us(1); };
-      c.backward = [=](int r, int ch) { note(r, {'B', ch, -1}); return us(2); };
-      c.weight = [=](int r, int ch) { note(r, {'W', ch, -1}); return us(1); };
-      c.forward_backward = [=](int r, int f, int b) { note(r, {'X', f, b}); return us(3); };
-      c.p2p = [](int, int) { return us(0.5); };
+      c.forward = [=](int r, int ch) { note(r, {'F', ch, -1}); return micros(1); };
+      c.backward = [=](int r, int ch) { note(r, {'B', ch, -1}); return micros(2); };
+      c.weight = [=](int r, int ch) { note(r, {'W', ch, -1}); return micros(1); };
+      c.forward_backward = [=](int r, int f, int b) { note(r, {'X', f, b}); return micros(3); };
+      c.p2p = [](int, int) { return micros(0.5); };
       return c;
     };
     std::vector<std::vector<Call>> timed, walked;
@@ -292,10 +298,10 @@ TEST(PipelineSchedule, AskEachPassAsksEachRanksPassesInTheOrderThePipelineFirstA
     // Rank by rank: a pass class's first ask is on the lowest rank that runs it (what pass_representatives keeps).
     std::vector<int> ranks;
     PassCosts by_rank;
-    by_rank.forward = [&](int r, int) { ranks.push_back(r); return us(1); };
+    by_rank.forward = [&](int r, int) { ranks.push_back(r); return micros(1); };
     by_rank.backward = by_rank.forward;
     by_rank.weight = by_rank.forward;
-    by_rank.forward_backward = [&](int r, int, int) { ranks.push_back(r); return us(3); };
+    by_rank.forward_backward = [&](int r, int, int) { ranks.push_back(r); return micros(3); };
     ask_each_pass(s, by_rank);
     EXPECT_TRUE(std::ranges::is_sorted(ranks)) << entry->name;
   }

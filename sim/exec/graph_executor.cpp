@@ -1,0 +1,176 @@
+#include "sim/exec/graph_executor.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "sim/net/collectives/collective_engine.hpp"
+#include "sim/net/collectives/ring_by_step.hpp"
+
+namespace k3::exec {
+
+namespace {
+
+using core::SimTime;
+
+// What one collective of a node runs on the network: its transfer plan, and the time to wait after it.
+struct PlannedCollective {
+  net::CollectivePlan plan;
+  SimTime trailing_latency;
+};
+
+PlannedCollective plan_of(const net::CollectiveSpec& spec, const topo::Topology& topology, const net::NetLinks& links) {
+  if (!net::is_ring(spec)) return {net::expand_collective(spec, topology), SimTime::zero()};
+  auto ring = net::ring_step(spec, topology);
+  core::Seconds step_latency = 0;
+  for (auto& t : ring.plan.transfers) {
+    core::Seconds latency = 0;
+    for (topo::LinkId l : topology.route(t.src, t.dst)) latency += (*links)[l].latency_s;
+    step_latency = std::max(step_latency, latency);
+    t.bytes *= ring.steps;
+  }
+  return {std::move(ring.plan), SimTime::from_seconds(step_latency * (ring.steps - 1))};
+}
+
+void add_plan_bytes(const net::CollectivePlan& plan, const topo::Topology& topology, LinkClassBytes& out) {
+  const auto& links = topology.links();
+  for (const auto& t : plan.transfers) {
+    if (t.barrier) continue;
+    for (topo::LinkId l : topology.route(t.src, t.dst)) out.bytes[static_cast<std::size_t>(links[l].link_class)] += t.bytes;
+  }
+}
+
+class GraphRun {
+ public:
+  GraphRun(const StepGraph& g, const PassRunner* runner)
+      : g_(g), runner_(runner), waiting_(g.nodes.size(), 0), dependents_(g.nodes.size()) {
+    if (runner != nullptr) {
+      network_ = net::make_network(*runner->config().network, sim_, runner->links());
+      sim_.add_model(*network_);
+      engine_.emplace(sim_, *network_, runner->topology());
+    }
+    out_.start.assign(g.nodes.size(), SimTime::max());
+    out_.end.assign(g.nodes.size(), SimTime::max());
+    out_.bytes.resize(g.nodes.size());
+    for (GraphNodeId n = 0; n < g.nodes.size(); ++n) {
+      K3SIM_ASSERT(runner != nullptr || g.nodes[n].collectives.empty(), "a step graph with collectives needs a network");
+      for (GraphNodeId d : g.nodes[n].deps) {
+        K3SIM_ASSERT(d < g.nodes.size(), "a graph node depends on a node the graph does not have");
+        ++waiting_[n];
+        dependents_[d].push_back(n);
+      }
+    }
+  }
+
+  GraphTimes run() {
+    for (GraphNodeId n = 0; n < g_.nodes.size(); ++n) {
+      if (waiting_[n] == 0) sim_.schedule_at(SimTime::zero(), [this, n] { start(n); });
+    }
+    out_.events = sim_.run();
+    for (GraphNodeId n = 0; n < g_.nodes.size(); ++n) {
+      if (out_.end[n] == SimTime::max()) {
+        throw core::InternalError(fmt::format("step graph node {} '{}' of rank {} never ran (a dependency cycle)", n,
+                                              g_.nodes[n].name, g_.nodes[n].rank));
+      }
+      out_.makespan = std::max(out_.makespan, out_.end[n]);
+    }
+    check_streams();
+    check_links();
+    return std::move(out_);
+  }
+
+ private:
+  void start(GraphNodeId n) {
+    const auto& node = g_.nodes[n];
+    out_.start[n] = sim_.now();
+    if (node.collectives.empty()) {
+      sim_.schedule_after(node.duration, [this, n] { end(n); });
+      return;
+    }
+    auto left = std::make_shared<std::size_t>(node.collectives.size());
+    auto trailing = std::make_shared<SimTime>(SimTime::zero());
+    for (const auto& spec : node.collectives) {
+      auto planned = plan_of(spec, runner_->topology(), runner_->links());
+      add_plan_bytes(planned.plan, runner_->topology(), out_.bytes[n]);
+      *trailing = std::max(*trailing, planned.trailing_latency);
+      engine_->start(std::move(planned.plan), spec.op, spec.ranks.size(),
+                    [this, n, left, trailing](const net::CollectiveResult&) {
+                      if (--*left > 0) return;
+                      sim_.schedule_after(*trailing + g_.nodes[n].duration, [this, n] { end(n); });
+                    });
+    }
+  }
+
+  void end(GraphNodeId n) {
+    out_.end[n] = sim_.now();
+    for (GraphNodeId d : dependents_[n]) {
+      if (--waiting_[d] == 0) start(d);
+    }
+  }
+
+  // One node at a time on each stream of each rank: a graph whose stream order is missing a dependency would
+  // run two kernels of one stream side by side, a time no GPU gives.
+  void check_streams() const {
+    std::map<std::pair<int, std::string>, std::vector<GraphNodeId>> by_stream;
+    for (GraphNodeId n = 0; n < g_.nodes.size(); ++n) by_stream[{g_.nodes[n].rank, g_.nodes[n].stream}].push_back(n);
+    for (auto& [stream, nodes] : by_stream) {
+      std::sort(nodes.begin(), nodes.end(), [&](GraphNodeId a, GraphNodeId b) {
+        return std::pair(out_.start[a], out_.end[a]) < std::pair(out_.start[b], out_.end[b]);
+      });
+      for (std::size_t i = 1; i < nodes.size(); ++i) {
+        if (out_.start[nodes[i]] < out_.end[nodes[i - 1]]) {
+          throw core::InternalError(fmt::format("step graph nodes '{}' and '{}' overlap on stream {} of rank {}",
+                                                g_.nodes[nodes[i - 1]].name, g_.nodes[nodes[i]].name, stream.second,
+                                                stream.first));
+        }
+      }
+    }
+  }
+
+  // No link carried more than its capacity over the run: more would mean a collective was timed as if it had a
+  // link to itself while another used it.
+  void check_links() const {
+    if (!network_) return;
+    const auto& links = network_->links();
+    for (net::NetLinkId l : network_->used_links()) {
+      const double most = links[l].capacity_bytes_per_s * out_.makespan.seconds();
+      if (network_->link_bytes(l) > most * (1 + 1e-9)) {
+        throw core::InternalError(fmt::format("step graph: link {} carried {:.6g} B in {:.6g} s, more than its {:.6g} B/s allow",
+                                              l, network_->link_bytes(l), out_.makespan.seconds(),
+                                              links[l].capacity_bytes_per_s));
+      }
+    }
+  }
+
+  const StepGraph& g_;
+  const PassRunner* runner_;
+  engine::Simulator sim_;
+  std::unique_ptr<net::NetworkModel> network_;
+  std::optional<net::CollectiveEngine> engine_;
+  std::vector<std::size_t> waiting_;
+  std::vector<std::vector<GraphNodeId>> dependents_;
+  GraphTimes out_;
+};
+
+}  // namespace
+
+GraphTimes run_step_graph(const StepGraph& graph, const PassRunner* runner) { return GraphRun(graph, runner).run(); }
+
+LinkClassBytes collective_link_bytes(const net::CollectiveSpec& spec, const topo::Topology& topology) {
+  LinkClassBytes out;
+  if (net::is_ring(spec)) {
+    auto ring = net::ring_step(spec, topology);
+    for (auto& t : ring.plan.transfers) t.bytes *= ring.steps;
+    add_plan_bytes(ring.plan, topology, out);
+  } else {
+    add_plan_bytes(net::expand_collective(spec, topology), topology, out);
+  }
+  return out;
+}
+
+}  // namespace k3::exec
