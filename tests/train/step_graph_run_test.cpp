@@ -93,7 +93,9 @@ TEST(StepGraphRun, TheQwen3FsdpLayoutKeepsEveryLinkClassWithinItsCapacity) {
   ASSERT_FALSE(r.links.empty());
   for (const auto& l : r.links) {
     EXPECT_LE(l.mean_utilisation, 1.0) << l.link_class;
-    if (l.link_class == "nic") EXPECT_GT(l.bytes, 0);  // the DP x EDP groups span the nodes
+    if (l.link_class == "nic") {
+      EXPECT_GT(l.bytes, 0);  // the DP x EDP groups span the nodes
+    }
   }
 }
 
