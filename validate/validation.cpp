@@ -1,5 +1,7 @@
 #include "validate/validation.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -12,6 +14,10 @@
 #include "topologies/topology.hpp"
 
 namespace k3::validate {
+
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+}  // namespace
 
 ValidationPaths default_validation_paths() {
   const std::string root = K3SIM_VALIDATION_SOURCE_DIR;
@@ -40,6 +46,7 @@ std::vector<ValidationCase> validate_deepseek_v3(const ValidationPaths& paths, s
   c.published = table.number(0, "step_time_s");
   c.rel_error = (c.predicted - c.published) / c.published;
   if (band.samples > 0) c.set_band(band.step_time_s.p10, band.step_time_s.p50, band.step_time_s.p90);
+  c.set_memory(train::memory_total(step.memory), step.hbm_bytes);
   c.source = "Insights into DeepSeek-V3 (ISCA'25) Table 4, via shared/validation/deepseek-v3-training.csv";
   c.setup = fmt::format("PP{} DualPipe, EP{}, {} micro-batches per pipeline, {} network", sc.parallel.pp,
                         sc.parallel.ep, step.microbatches, step.network_model);
@@ -94,6 +101,10 @@ nlohmann::json validation_to_json(const ValidationReport& report) {
       j["p50_rel_error"] = c.p50_rel_error;
       j["in_band"] = c.in_band;
     }
+    if (c.has_memory) {
+      cases.back()["memory"] = {
+          {"bytes_per_gpu", c.memory_bytes}, {"hbm_bytes", c.hbm_bytes}, {"fits", c.memory_bytes <= c.hbm_bytes}};
+    }
   }
   return {{"cases", cases},
           {"megatron_mean_abs_error", report.megatron_mean_abs_error},
@@ -123,6 +134,21 @@ std::string validation_to_text(const ValidationReport& report) {
                        "should hold about 80% of them)\n",
                        report.cases_in_band, report.cases_with_band,
                        100.0 * report.cases_in_band / report.cases_with_band);
+  }
+  // Every published training run ran, so it fit in its GPUs' memory: a row over HBM is the memory model's error.
+  int training = 0;
+  std::string over;
+  for (const auto& c : report.cases) {
+    if (!c.has_memory) continue;
+    ++training;
+    if (c.memory_bytes > c.hbm_bytes) {
+      over += fmt::format("  {}: {:.1f} of {:.1f} GiB\n", c.name, c.memory_bytes / kGiB, c.hbm_bytes / kGiB);
+    }
+  }
+  if (training > 0) {
+    const int fit = training - static_cast<int>(std::count(over.begin(), over.end(), '\n'));
+    out += fmt::format("\nmemory: {} of {} published training runs fit in HBM as simulated (the most loaded GPU){}\n{}",
+                       fit, training, over.empty() ? "" : "; over:", over);
   }
   out += fmt::format("\nMegatron-LM SC21 Table 1: mean absolute error {:.1f}% (TF = TFLOP/s per GPU)\n",
                      100 * report.megatron_mean_abs_error);

@@ -42,6 +42,14 @@ struct ValidationCase {
   double p50_rel_error = 0;
   bool in_band = false;
   void set_band(double lo, double mid, double hi);
+  // Training rows: the most loaded GPU's memory as simulated against its HBM (did the published run fit?).
+  bool has_memory = false;
+  double memory_bytes = 0, hbm_bytes = 0;
+  void set_memory(double memory, double hbm) {
+    has_memory = true;
+    memory_bytes = memory;
+    hbm_bytes = hbm;
+  }
 };
 
 struct ValidationReport {

@@ -119,6 +119,7 @@ std::vector<ValidationCase> validate_megatron(const ValidationPaths& paths, std:
     c.metric = "TFLOP/s per GPU";
     c.unit = "TFLOP/s";
     c.predicted = flops / step.step_time_s / static_cast<double>(gpus) / 1e12;
+    c.set_memory(train::memory_total(step.memory), step.hbm_bytes);
     c.published = table.number(r, "tflops_per_gpu");
     c.rel_error = (c.predicted - c.published) / c.published;
     train::BandOptions band_options;

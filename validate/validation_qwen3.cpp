@@ -122,6 +122,7 @@ std::vector<ValidationCase> validate_qwen3(const ValidationPaths& paths, std::ve
       c.metric = "step time";
       c.unit = "s";
       c.predicted = run.step.step_time_s;
+      c.set_memory(train::memory_total(run.step.memory), run.step.hbm_bytes);
       c.published = table.number(r, "step_time_s");
       c.rel_error = (c.predicted - c.published) / c.published;
       if (run.band.samples > 0) c.set_band(run.band.step_time_s.p10, run.band.step_time_s.p50, run.band.step_time_s.p90);
@@ -164,6 +165,7 @@ std::vector<ValidationCase> validate_qwen3(const ValidationPaths& paths, std::ve
       c.metric = "TFLOP/s per GPU";
       c.unit = "TFLOP/s";
       c.predicted = tflops(run.step.step_time_s);
+      c.set_memory(train::memory_total(run.step.memory), run.step.hbm_bytes);
       c.published = lc.number(r, "tflops_forced_balance");
       c.rel_error = (c.predicted - c.published) / c.published;
       if (run.band.samples > 0) c.set_band(tflops(run.band.step_time_s.p90), tflops(run.band.step_time_s.p50),

@@ -48,6 +48,20 @@ void BM_K3Step2048(benchmark::State& state) {
 }
 BENCHMARK(BM_K3Step2048)->Arg(0)->Arg(1)->ArgNames({"flow"})->Unit(benchmark::kSecond)->Iterations(1);
 
+// Issue 42's target for DeepSeek-V3 (2,048 H800, DualPipe PP16, EP64, 120 micro-batches per pipeline), analytical
+// network, one thread: at most 0.5 s.
+void BM_Dsv3Step2048Analytical(benchmark::State& state) {
+  const auto in = input::load_scenario_inputs(std::string(K3SIM_SOURCE_DIR) + "/scenarios/deepseek-v3-h800-2048.yaml",
+                                              {"network=analytical"}, "");
+  train::StepOptions opt;
+  opt.trace = false;
+  opt.threads = 1;
+  double step_s = 0;
+  for (auto _ : state) step_s = train::simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt).step_time_s;
+  state.counters["simulated_step_s"] = step_s;
+}
+BENCHMARK(BM_Dsv3Step2048Analytical)->Unit(benchmark::kSecond)->Iterations(1);
+
 // Cost against GPUs (analytical network): 1,024, 2,048, 4,096 and 9,216 GPUs (EP 64 needs DP >= 64).
 void BM_K3StepAnalyticalByGpus(benchmark::State& state) {
   run_step(state, "analytical", static_cast<int>(state.range(0)), 1.0);

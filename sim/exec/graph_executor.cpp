@@ -18,31 +18,39 @@ namespace {
 
 using core::SimTime;
 
-// What one collective of a node runs on the network: its transfer plan, and the time to wait after it.
+// What one collective of a node runs on the network: its transfer plan, the time to wait after it, and what it
+// puts on each link class (routed once, here).
 struct PlannedCollective {
   net::CollectivePlan plan;
   SimTime trailing_latency;
+  LinkClassBytes bytes;
 };
 
-PlannedCollective plan_of(const net::CollectiveSpec& spec, const topo::Topology& topology, const net::NetLinks& links) {
-  if (!net::is_ring(spec)) return {net::expand_collective(spec, topology), SimTime::zero()};
-  auto ring = net::ring_step(spec, topology);
+// `links` null: no latency (only the plan and its bytes are wanted).
+PlannedCollective plan_of(const net::CollectiveSpec& spec, const topo::Topology& topology, const net::NetLinks* links) {
+  PlannedCollective out;
+  int steps = 1;
+  if (net::is_ring(spec)) {
+    auto ring = net::ring_step(spec, topology);
+    steps = ring.steps;
+    out.plan = std::move(ring.plan);
+  } else {
+    out.plan = net::expand_collective(spec, topology);
+  }
+  const auto& topo_links = topology.links();
   core::Seconds step_latency = 0;
-  for (auto& t : ring.plan.transfers) {
-    core::Seconds latency = 0;
-    for (topo::LinkId l : topology.route(t.src, t.dst)) latency += (*links)[l].latency_s;
-    step_latency = std::max(step_latency, latency);
-    t.bytes *= ring.steps;
-  }
-  return {std::move(ring.plan), SimTime::from_seconds(step_latency * (ring.steps - 1))};
-}
-
-void add_plan_bytes(const net::CollectivePlan& plan, const topo::Topology& topology, LinkClassBytes& out) {
-  const auto& links = topology.links();
-  for (const auto& t : plan.transfers) {
+  for (auto& t : out.plan.transfers) {
     if (t.barrier) continue;
-    for (topo::LinkId l : topology.route(t.src, t.dst)) out.bytes[static_cast<std::size_t>(links[l].link_class)] += t.bytes;
+    t.bytes *= steps;
+    core::Seconds latency = 0;
+    for (topo::LinkId l : topology.route(t.src, t.dst)) {
+      if (links != nullptr) latency += (**links)[l].latency_s;
+      out.bytes.bytes[static_cast<std::size_t>(topo_links[l].link_class)] += t.bytes;
+    }
+    step_latency = std::max(step_latency, latency);
   }
+  if (steps > 1) out.trailing_latency = SimTime::from_seconds(step_latency * (steps - 1));
+  return out;
 }
 
 class GraphRun {
@@ -95,8 +103,8 @@ class GraphRun {
     auto left = std::make_shared<std::size_t>(node.collectives.size());
     auto trailing = std::make_shared<SimTime>(SimTime::zero());
     for (const auto& spec : node.collectives) {
-      auto planned = plan_of(spec, runner_->topology(), runner_->links());
-      add_plan_bytes(planned.plan, runner_->topology(), out_.bytes[n]);
+      auto planned = plan_of(spec, runner_->topology(), &runner_->links());
+      for (std::size_t c = 0; c < planned.bytes.bytes.size(); ++c) out_.bytes[n].bytes[c] += planned.bytes.bytes[c];
       *trailing = std::max(*trailing, planned.trailing_latency);
       engine_->start(std::move(planned.plan), spec.op, spec.ranks.size(),
                     [this, n, left, trailing](const net::CollectiveResult&) {
@@ -162,15 +170,7 @@ class GraphRun {
 GraphTimes run_step_graph(const StepGraph& graph, const PassRunner* runner) { return GraphRun(graph, runner).run(); }
 
 LinkClassBytes collective_link_bytes(const net::CollectiveSpec& spec, const topo::Topology& topology) {
-  LinkClassBytes out;
-  if (net::is_ring(spec)) {
-    auto ring = net::ring_step(spec, topology);
-    for (auto& t : ring.plan.transfers) t.bytes *= ring.steps;
-    add_plan_bytes(ring.plan, topology, out);
-  } else {
-    add_plan_bytes(net::expand_collective(spec, topology), topology, out);
-  }
-  return out;
+  return plan_of(spec, topology, nullptr).bytes;
 }
 
 }  // namespace k3::exec

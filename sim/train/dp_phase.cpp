@@ -202,13 +202,12 @@ class DpWorkBuilder {
     n.rank = r;
     n.stream = g.stream;
     n.name = std::move(name);
-    const auto bytes = exec::collective_link_bytes(spec, in_.topology);
-    for (std::size_t c = 0; c < bytes.bytes.size(); ++c) out_.link_bytes.bytes[c] += bytes.bytes[c] * g.copies;
     n.collectives = {std::move(spec)};
     auto& last = last_on_[g.stream];
     if (last != PipelineGraph::kNone) deps.push_back(last);
     n.deps = std::move(deps);
     last = p_.graph.add(std::move(n));
+    out_.copies.emplace_back(last, g.copies);
     return last;
   }
 
@@ -396,9 +395,8 @@ class DpWorkBuilder {
       a.stream = "dp";
       a.name = fmt::format("load balancer all-reduce, MoE layer {} of {}", l + 1, moe_layers);
       a.collectives = {ring(net::CollectiveOp::allreduce, dense_.gpus, bytes)};
-      const auto moved = exec::collective_link_bytes(a.collectives.front(), in_.topology);
-      for (std::size_t c = 0; c < moved.bytes.size(); ++c) out_.link_bytes.bytes[c] += moved.bytes[c] * dense_.copies;
       chain(std::move(a), "exposed: load balancer all-reduce");
+      out_.copies.emplace_back(nodes_of_rank().tail.back().first, dense_.copies);
     }
     if (r == 0) {
       out_.assumptions.push_back(fmt::format(
@@ -413,6 +411,7 @@ class DpWorkBuilder {
   const AccountingInputs& in_;
   exec::PipelineGraph& p_;
   DpWork out_;
+  DpRankNodes& nodes_of_rank() { return out_.ranks.back(); }
   int data_ranks_ = 1, expert_dp_ = 1;
   bool zero_ = false;
   double grad_bytes_ = 4;

@@ -42,7 +42,10 @@ struct DpRankNodes {
 
 struct DpWork {
   std::vector<DpRankNodes> ranks;
-  exec::LinkClassBytes link_bytes;  // what the DP work of every group of the job puts on each link class
+  // Per DP communication node: how many groups of the job run the same collective (the graph simulates one), so
+  // that the job's link bytes are the node's (GraphTimes::bytes) times that.
+  std::vector<std::pair<exec::GraphNodeId, double>> copies;
+  exec::LinkClassBytes link_bytes;  // besides those: the Muon gathers' bytes over the whole job
   std::string gradient_label = "exposed: DP gradient reduction";  // the breakdown's name for its wait
   std::vector<std::string> assumptions;
 };

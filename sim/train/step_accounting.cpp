@@ -249,6 +249,9 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
     }
   }
   for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += in.dp.link_bytes.bytes[c];
+  for (const auto& [node, copies] : in.dp.copies) {
+    for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += in.times.bytes[node].bytes[c] * copies;
+  }
   // Activation sends: the graph runs one pipeline's (its TP ranks' slices and gathers); every pipeline of the job
   // sends the same.
   const double pipelines = static_cast<double>(in.map.gpus()) / (static_cast<double>(in.schedule.ranks) * L.tp);

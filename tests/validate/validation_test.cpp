@@ -93,6 +93,9 @@ TEST(Validation, DeepSeekV3StepTimeWithinBound) {
   EXPECT_NEAR(cases[0].rel_error, (cases[0].predicted - 19.926) / 19.926, 1e-12);
   EXPECT_LT(std::abs(cases[0].rel_error), kDeepSeekV3Bound) << "predicted " << cases[0].predicted << " s";
   EXPECT_FALSE(assumptions.empty());
+  // The published run ran: it fits in the H800's 80 GB as simulated.
+  ASSERT_TRUE(cases[0].has_memory);
+  EXPECT_LE(cases[0].memory_bytes, cases[0].hbm_bytes);
 }
 
 TEST(Validation, EveryMegatronRowWithinBound) {
@@ -107,6 +110,9 @@ TEST(Validation, EveryMegatronRowWithinBound) {
   for (const auto& c : cases) {
     EXPECT_LT(std::abs(c.rel_error), kMegatronBound) << c.name << ": predicted " << c.predicted << " TFLOP/s, "
                                                           << c.setup;
+    // Each published run ran, so it fits in the A100's 80 GB as simulated (issue 43: memory that says yes to what ran).
+    EXPECT_TRUE(c.has_memory && c.memory_bytes <= c.hbm_bytes)
+        << c.name << ": " << c.memory_bytes / (1 << 30) << " of " << c.hbm_bytes / (1 << 30) << " GiB";
   }
 }
 
