@@ -6,40 +6,20 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
-#include "sim/parallel/rank_mapping.hpp"
-#include "sim/parallel/stage_split.hpp"
-#include "sim/train/layout_checks.hpp"
+#include "sim/train/step_plan.hpp"
 #include "sim/train/step_memory.hpp"
 
 namespace k3::sweep {
 
 namespace {
 
-struct CheckedLayout {
-  parallel::RankMapping map;
-  parallel::PipelineSchedule schedule;
-  std::vector<model::OpBlock> blocks;
-  std::vector<parallel::StageBlocks> stages;
-};
-
-// In the order simulate_step makes the same checks, so a point is refused for the reason `run` gives.
-CheckedLayout check_structure(const train::StepSpec& step, const model::ModelSpec& spec, const ClusterShape& cluster) {
-  parallel::RankMapping map(step.parallel, cluster.gpus, cluster.gpus_per_node, step.source);
-  const auto& L = map.layout();
-  train::check_layout(step, spec, map);
-  const int microbatches = train::microbatches_per_pipeline(step, L);
-  auto schedule = train::make_schedule_for(step, L, microbatches);
-  model::MicroBatch mb;
-  mb.sequences = static_cast<double>(step.batch.micro_batch_seqs);
-  mb.seq = static_cast<double>(step.batch.seq_len) / L.cp;
-  auto blocks = model::build_ops(spec, mb);
-  auto stages = L.pipeline_layout.empty()
-                    ? parallel::split_into_stages(blocks, schedule.stages(), step.source)
-                    : parallel::split_by_layout(blocks, schedule.stages(), L.pipeline_layout, step.source);
-  return {std::move(map), std::move(schedule), std::move(blocks), std::move(stages)};
+// The step's own plan, so a point is refused for the reason `run` gives (no clock check: a plan point is a layout,
+// its batch the scenario's).
+train::StepPlan plan_of(const train::StepSpec& step, const model::ModelSpec& spec, const ClusterShape& cluster) {
+  return train::make_step_plan(step, spec, cluster.gpus, cluster.gpus_per_node, {});
 }
 
-double parameter_state_bytes(const train::StepSpec& step, const CheckedLayout& c) {
+double parameter_state_bytes(const train::StepSpec& step, const train::StepPlan& c) {
   const auto& L = c.map.layout();
   double most = 0;
   for (int rank = 0; rank < L.pp; ++rank) {
@@ -73,7 +53,7 @@ double parameter_state_bytes(const train::StepSpec& step, const CheckedLayout& c
 std::optional<RuleFailure> check_layout_rules(const train::StepSpec& step, const model::ModelSpec& spec,
                                               const ClusterShape& cluster) {
   try {
-    const auto checked = check_structure(step, spec, cluster);
+    const auto checked = plan_of(step, spec, cluster);
     const double bytes = parameter_state_bytes(step, checked);
     if (bytes > cluster.hbm_bytes) {
       return RuleFailure{kMemoryRule, fmt::format("weights, gradients and optimizer state alone need {:.1f} GiB per "
@@ -88,7 +68,7 @@ std::optional<RuleFailure> check_layout_rules(const train::StepSpec& step, const
 
 double parameter_state_bytes_per_gpu(const train::StepSpec& step, const model::ModelSpec& spec,
                                      const ClusterShape& cluster) {
-  return parameter_state_bytes(step, check_structure(step, spec, cluster));
+  return parameter_state_bytes(step, plan_of(step, spec, cluster));
 }
 
 }  // namespace k3::sweep

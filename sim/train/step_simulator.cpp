@@ -24,6 +24,7 @@
 #include "sim/parallel/stage_split.hpp"
 #include "sim/train/step_accounting.hpp"
 #include "sim/train/step_memory.hpp"
+#include "sim/train/step_plan.hpp"
 #include "sim/train/step_setup.hpp"
 #include "sim/train/symmetry_check.hpp"
 
@@ -34,9 +35,6 @@ namespace {
 using core::InputError;
 using core::SimTime;
 
-// FP8 dispatch carries one fp32 scale per 128 elements (DeepSeek-V3, arXiv:2412.19437 section 3.3).
-double element_bytes(workload::ElementType t) { return t == workload::ElementType::fp8 ? 1.0 + 4.0 / 128 : 2.0; }
-
 }  // namespace
 
 class StepRun {
@@ -45,16 +43,15 @@ class StepRun {
           const cost::CalibrationProfile* profile, const StepOptions& opt)
       : sc_(sc), spec_(spec), topo_(topo), opt_(opt),
         prov_(sc.assumption_overrides),
-        map_(sc.parallel, static_cast<std::int64_t>(topo.gpu_count()), topo.gpus_per_node(), sc.source),
         cost_(make_step_cost_model(sc, topo, profile, prov_)),
         runner_(topo, make_step_runner_config(sc, topo, opt.reuse, prov_)) {}
 
   // The step up to its passes: layout, expert load, memory, network scope, and the batch of passes the
   // pipeline runs (none for a layout over memory where the options stop there).
   void prepare() {
-    mb_ = prepare_layout();
-    prepare_moe(mb_);
-    described_ = describe_step(accounting_inputs(mb_));
+    prepare_layout();
+    prepare_moe(plan_->microbatch);
+    described_ = describe_step(accounting_inputs());
     if (opt_.stop_when_over_memory && !described_.fits_in_memory) return;
     choose_network_scope();
     list_passes();
@@ -74,22 +71,22 @@ class StepRun {
     costs.passes.forward_backward = [this](int r, int f, int b) { return overlapped(r, f, b).duration; };
     costs.passes.blocking_p2p = sc_.communication.blocking_pipeline_p2p;
     // BF16 activations (or their gradients) of one micro-batch.
-    const double activation_bytes = mb_.tokens() * spec_.hidden * 2.0;
-    costs.transfer = [this, activation_bytes](int from, int to) { return pipeline_transfer(map_, activation_bytes, from, to); };
-    pipeline_ = exec::pipeline_graph(schedule_, costs);
-    dp_ = add_dp_work(accounting_inputs(mb_), pipeline_);
+    const double activation_bytes = plan_->microbatch.tokens() * spec_.hidden * 2.0;
+    costs.transfer = [this, activation_bytes](int from, int to) { return pipeline_transfer(plan_->map, activation_bytes, from, to); };
+    pipeline_ = exec::pipeline_graph(plan_->schedule, costs);
+    dp_ = add_dp_work(accounting_inputs(), pipeline_);
     times_ = exec::run_step_graph(pipeline_.graph, &runner_);
     events_ += static_cast<double>(times_.events);
     timeline_ = exec::pipeline_timeline(pipeline_, times_);
     if (opt_.on_graph) opt_.on_graph(pipeline_.graph, times_.makespan);
-    auto result = account_step(accounting_inputs(mb_), std::move(described_));
+    auto result = account_step(accounting_inputs(), std::move(described_));
     result.symmetry = symmetry_;
     if (opt_.op_trace) {
       result.op_trace = trace_ops(timeline_, runner_, topo_, [this](int rank, const parallel::Pass& p) {
         return traced_program(rank, p);
       });
     }
-    if (opt_.per_layer) result.layers = simulate_layer_kinds(blocks_, context(0, false), runner_);
+    if (opt_.per_layer) result.layers = simulate_layer_kinds(plan_->blocks, context(0, false), runner_);
     if (const auto unused = prov_.unused_overrides(); !unused.empty()) {
       throw InputError({sc_.source, unused.front(), 0}, "no number of this step is called '" + unused.front() + "'",
                        "the ids of the step's provenance entries (`k3sim run --json`, key provenance)");
@@ -107,10 +104,10 @@ class StepRun {
   // out (every start is a max of sums); and the step adds the data-parallel phase's exposed time, which holds the
   // critical rank's optimizer update (dp_phase.hpp).
   core::Seconds lower_bound() {
-    (void)prepare_layout();
+    prepare_layout();
     // By class key (stage classes are stage indices), each class on the program of the representative the
     // simulation times it on (pass_representatives), looked up once per pass run.
-    const auto stages = stages_.size();
+    const auto stages = plan_->stages.size();
     const auto slot = [&](const PassKey& ck) {
       const auto [f_class, b_class, part_index] = ck;
       return (static_cast<std::size_t>(f_class) * (stages + 1) + static_cast<std::size_t>(b_class + 1)) * 4 +
@@ -126,11 +123,11 @@ class StepRun {
       return compute[slot(class_key(f_stage, b_stage, part))];
     };
     double optimizer_s = std::numeric_limits<double>::infinity();
-    for (int rank = 0; rank < schedule_.ranks; ++rank) {
-      optimizer_s = std::min(optimizer_s, optimizer_update(sc_, map_.layout(), blocks_, stages_,
-                                                           schedule_.stages_held(rank), cost_).seconds);
+    for (int rank = 0; rank < plan_->schedule.ranks; ++rank) {
+      optimizer_s = std::min(optimizer_s, optimizer_update(sc_, plan_->map.layout(), plan_->blocks, plan_->stages,
+                                                           plan_->schedule.stages_held(rank), cost_).seconds);
     }
-    return exec::run_pipeline(schedule_, {costs_by_stage(compute_only), {}}, nullptr, false).makespan.seconds() +
+    return exec::run_pipeline(plan_->schedule, {costs_by_stage(compute_only), {}}, nullptr, false).makespan.seconds() +
            optimizer_s;
   }
 
@@ -140,54 +137,31 @@ class StepRun {
   template <class PerPass>
   parallel::PassCosts costs_by_stage(const PerPass& per_pass) const {
     parallel::PassCosts c;
-    c.forward = [&](int r, int ch) { return per_pass(r, schedule_.stage_of(r, ch), -1, workload::PassPart::forward); };
-    c.backward = [&](int r, int ch) { return per_pass(r, schedule_.stage_of(r, ch), -1, workload::PassPart::backward); };
-    c.weight = [&](int r, int ch) { return per_pass(r, schedule_.stage_of(r, ch), -1, workload::PassPart::weight); };
+    c.forward = [&](int r, int ch) { return per_pass(r, plan_->schedule.stage_of(r, ch), -1, workload::PassPart::forward); };
+    c.backward = [&](int r, int ch) { return per_pass(r, plan_->schedule.stage_of(r, ch), -1, workload::PassPart::backward); };
+    c.weight = [&](int r, int ch) { return per_pass(r, plan_->schedule.stage_of(r, ch), -1, workload::PassPart::weight); };
     c.forward_backward = [&](int r, int f, int b) {
-      return per_pass(r, schedule_.stage_of(r, f), schedule_.stage_of(r, b), workload::PassPart::backward);
+      return per_pass(r, plan_->schedule.stage_of(r, f), plan_->schedule.stage_of(r, b), workload::PassPart::backward);
     };
     c.p2p = [](int, int) { return SimTime::zero(); };
     return c;
   }
 
-  // The layout checked against model and batch, the schedule, the ops of one micro-batch and the stages.
-  model::MicroBatch prepare_layout() {
-    const auto& L = map_.layout();
-    check_layout(sc_, spec_, map_);
+  // The plan of the step: layout checked against cluster, model and batch, schedule, ops and stages.
+  void prepare_layout() {
     const auto& gpu = cost_.device();
-    check_step_fits_clock(sc_, spec_, map_.gpus(),
-                          std::max({gpu.bf16_flops_per_s, gpu.fp8_flops_per_s, gpu.mxfp8_flops_per_s, gpu.nvfp4_flops_per_s}));
-    microbatches_ = microbatches_per_pipeline(sc_, L);
-    schedule_ = make_schedule_for(sc_, L, microbatches_);
-    model::MicroBatch mb;
-    mb.sequences = static_cast<double>(sc_.batch.micro_batch_seqs);
-    mb.seq = static_cast<double>(sc_.batch.seq_len) / L.cp;  // one CP rank's share of each sequence
-    mb.dtypes.dispatch_bytes = element_bytes(sc_.precision.dispatch);
-    mb.dtypes.combine_bytes = element_bytes(sc_.precision.combine);
-    // Linear-layer inputs are kept for backward as quantized: FP8 with a scale per 128 elements, MXFP8 and NVFP4
-    // as their columnwise copy with its block scales (MXFP8's 1 + 1/32 bytes equal FP8's 1 + 4/128).
-    if (cost_.gemm_precision() == cost::Precision::fp8) {
-      mb.dtypes.saved_linear_input_bytes = element_bytes(workload::ElementType::fp8);
-    } else if (cost::block_scaled(cost_.gemm_precision())) {
-      mb.dtypes.saved_linear_input_bytes = cost::block_scaled_bytes_per_element(cost_.gemm_precision());
-    }
-    blocks_ = model::build_ops(spec_, mb);
-    if (L.cp > 1) {
-      workload::apply_context_parallel(blocks_, L.cp);
-      cp_load_ = {L.cp, L.cp_comm, mb.sequences};
-    }
-    stages_ = L.pipeline_layout.empty()
-                  ? parallel::split_into_stages(blocks_, schedule_.stages(), sc_.source)
-                  : parallel::split_by_layout(blocks_, schedule_.stages(), L.pipeline_layout, sc_.source);
-    return mb;
+    StepPlanOptions o;
+    o.peak_flops_per_s = std::max({gpu.bf16_flops_per_s, gpu.fp8_flops_per_s, gpu.mxfp8_flops_per_s, gpu.nvfp4_flops_per_s});
+    o.gemm_precision = cost_.gemm_precision();
+    plan_.emplace(make_step_plan(sc_, spec_, static_cast<std::int64_t>(topo_.gpu_count()), topo_.gpus_per_node(), o));
   }
 
-  std::vector<parallel::GpuIndex> group_of_rank(int rank) const { return map_.simulated_block(rank); }
+  std::vector<parallel::GpuIndex> group_of_rank(int rank) const { return plan_->map.simulated_block(rank); }
 
   // network_scope: check the symmetry shortcut on the first MoE layer's dispatch and run the step's
   // all-to-alls over the whole fabric where it does not hold (or where the scenario asks for it).
   void choose_network_scope() {
-    const auto& L = map_.layout();
+    const auto& L = plan_->map.layout();
     symmetry_.scope = sc_.network_scope == NetworkScope::automatic ? "auto"
                       : sc_.network_scope == NetworkScope::block   ? "block"
                                                                    : "fabric";
@@ -203,8 +177,8 @@ class StepRun {
     call.kind = workload::CollectiveKind::dispatch;
     call.gpus = group_of_rank(0);
     call.matrix = moe_layers_.begin()->second.dispatch;
-    call.group_size = map_.ep_shape().size;
-    call.group_stride = map_.ep_shape().stride;
+    call.group_size = plan_->map.ep_shape().size;
+    call.group_stride = plan_->map.ep_shape().stride;
     const auto block = static_cast<int>(call.gpus.size());
     const auto job = static_cast<std::int64_t>(topo_.gpu_count());
     const auto check = [&] { return check_symmetry(runner_, topo_, call, block, job); };
@@ -216,7 +190,7 @@ class StepRun {
   }
 
   void prepare_moe(const model::MicroBatch& mb) {
-    const auto& L = map_.layout();
+    const auto& L = plan_->map.layout();
     if (L.ep <= 1 || !spec_.has_moe()) {
       // Read all the same: a state written for another model is an error whatever the layout.
       if (sc_.expert_load.kind == workload::ExpertLoadKind::state) (void)workload::read_balancer_state(sc_.expert_load, spec_);
@@ -227,7 +201,7 @@ class StepRun {
     m.experts = spec_.moe.routed_experts;
     m.top_k = spec_.moe.experts_per_token;
     m.width = spec_.moe.expert_io_dim(spec_.hidden);
-    m.group = map_.ep_group(group_of_rank(0).front());
+    m.group = plan_->map.ep_group(group_of_rank(0).front());
     m.gpus_per_node = topo_.gpus_per_node();
     m.node_limit = sc_.communication.node_limit;
     m.copy_per_expert = sc_.communication.alltoall == workload::AllToAllAlgorithm::deepep_ll;
@@ -244,10 +218,10 @@ class StepRun {
     moe_ = sample_expert_load(std::move(m), sc_.expert_load, spec_, opt_.reuse, prov_);
     // Samples are cycled by position inside each stage, so stages of the same composition are identical
     // and their passes are simulated once.
-    for (const auto& stage : stages_) {
+    for (const auto& stage : plan_->stages) {
       std::size_t i = 0;
       for (int b : stage.blocks) {
-        if (model::has_expert_dispatch(blocks_[static_cast<std::size_t>(b)])) moe_layers_[b] = moe_.layers[i++ % moe_.layers.size()];
+        if (model::has_expert_dispatch(plan_->blocks[static_cast<std::size_t>(b)])) moe_layers_[b] = moe_.layers[i++ % moe_.layers.size()];
       }
     }
   }
@@ -265,23 +239,23 @@ class StepRun {
   workload::PassBuildContext context(int rank, bool overlapping) const {
     workload::PassBuildContext ctx;
     ctx.one_thread_for_group = balanced_group() && (!overlapping || !sc_.network->replays_overlapping_collectives);
-    ctx.blocks = &blocks_;
+    ctx.blocks = &plan_->blocks;
     ctx.cost = &cost_;
     ctx.gpus = group_of_rank(rank);
-    const auto& L = map_.layout();
+    const auto& L = plan_->map.layout();
     ctx.tp = L.tp;
     ctx.ep = L.ep;
     ctx.etp = L.etp;
     ctx.sequence_parallel = L.sequence_parallel;
-    ctx.tp_shape = map_.tp_shape();
-    ctx.ep_shape = map_.ep_shape();
-    ctx.etp_shape = map_.etp_shape();
-    ctx.cp_shape = map_.cp_shape();
-    for (std::size_t g = 0; g < ctx.gpus.size(); ++g) ctx.ep_index.push_back(map_.ep_index_in_block(static_cast<int>(g)));
-    ctx.cp = cp_load_;
+    ctx.tp_shape = plan_->map.tp_shape();
+    ctx.ep_shape = plan_->map.ep_shape();
+    ctx.etp_shape = plan_->map.etp_shape();
+    ctx.cp_shape = plan_->map.cp_shape();
+    for (std::size_t g = 0; g < ctx.gpus.size(); ++g) ctx.ep_index.push_back(plan_->map.ep_index_in_block(static_cast<int>(g)));
+    ctx.cp = plan_->cp_load;
     if (L.fsdp) {
-      ctx.fsdp.dense = map_.dp_group(ctx.gpus.front());
-      ctx.fsdp.experts = map_.expert_dp_group(ctx.gpus.front());
+      ctx.fsdp.dense = plan_->map.dp_group(ctx.gpus.front());
+      ctx.fsdp.experts = plan_->map.expert_dp_group(ctx.gpus.front());
       ctx.fsdp.gradient_bytes = sc_.precision.gradient_reduce_bytes;
       // The stage has stage_ranks / |group| copies of each group; the step counts one pass's bytes per block.
       const double stage = static_cast<double>(parallel::stage_ranks(L)), blocks = parallel::pass_blocks_per_stage(L);
@@ -306,9 +280,9 @@ class StepRun {
   int stage_class(int stage) {
     if (stage_class_.empty()) {
       std::map<std::vector<std::string>, int> first;
-      for (std::size_t s = 0; s < stages_.size(); ++s) {
+      for (std::size_t s = 0; s < plan_->stages.size(); ++s) {
         std::vector<std::string> sig;
-        for (int b : stages_[s].blocks) sig.push_back(blocks_[static_cast<std::size_t>(b)].kind);
+        for (int b : plan_->stages[s].blocks) sig.push_back(plan_->blocks[static_cast<std::size_t>(b)].kind);
         std::sort(sig.begin(), sig.end());
         stage_class_.push_back(first.emplace(sig, static_cast<int>(s)).first->second);
       }
@@ -326,24 +300,24 @@ class StepRun {
     workload::PassProgram p;
     const auto ctx = context(rank, b_stage >= 0);
     if (b_stage < 0) {
-      workload::append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(f_stage)], part);
+      workload::append_stage_pass(p, ctx, plan_->stages[static_cast<std::size_t>(f_stage)], part);
     } else {
-      workload::append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(f_stage)], workload::PassPart::forward);
-      workload::append_stage_pass(p, ctx, stages_[static_cast<std::size_t>(b_stage)], workload::PassPart::backward);
+      workload::append_stage_pass(p, ctx, plan_->stages[static_cast<std::size_t>(f_stage)], workload::PassPart::forward);
+      workload::append_stage_pass(p, ctx, plan_->stages[static_cast<std::size_t>(b_stage)], workload::PassPart::backward);
     }
     return p;
   }
 
   // The program of one scheduled pass as the timed run simulated it (the part each pass kind costs as).
   TracedProgram traced_program(int rank, const parallel::Pass& p) const {
-    const int f_stage = schedule_.stage_of(rank, p.work.chunk);
+    const int f_stage = plan_->schedule.stage_of(rank, p.work.chunk);
     if (p.kind == parallel::PassKind::forward_backward) {
       workload::PassProgram program;
       const auto ctx = context(rank, true);
-      workload::append_stage_pass(program, ctx, stages_[static_cast<std::size_t>(f_stage)], workload::PassPart::forward);
+      workload::append_stage_pass(program, ctx, plan_->stages[static_cast<std::size_t>(f_stage)], workload::PassPart::forward);
       const int forward_threads = static_cast<int>(program.threads.size());
-      const int b_stage = schedule_.stage_of(rank, p.backward.chunk);
-      workload::append_stage_pass(program, ctx, stages_[static_cast<std::size_t>(b_stage)], workload::PassPart::backward);
+      const int b_stage = plan_->schedule.stage_of(rank, p.backward.chunk);
+      workload::append_stage_pass(program, ctx, plan_->stages[static_cast<std::size_t>(b_stage)], workload::PassPart::backward);
       return {std::move(program), forward_threads};
     }
     const auto part = p.kind == parallel::PassKind::forward  ? workload::PassPart::forward
@@ -379,7 +353,7 @@ class StepRun {
       wanted.try_emplace(class_key(f_stage, b_stage, part), rank, f_stage, b_stage, part);
       return SimTime::zero();
     };
-    parallel::ask_each_pass(schedule_, costs_by_stage(want));
+    parallel::ask_each_pass(plan_->schedule, costs_by_stage(want));
     return wanted;
   }
 
@@ -406,17 +380,18 @@ class StepRun {
   }
 
   const PassRecord& pass(int rank, int chunk, workload::PassPart part) {
-    return memo(rank, schedule_.stage_of(rank, chunk), -1, part);
+    return memo(rank, plan_->schedule.stage_of(rank, chunk), -1, part);
   }
 
   const PassRecord& overlapped(int rank, int f_chunk, int b_chunk) {
-    return memo(rank, schedule_.stage_of(rank, f_chunk), schedule_.stage_of(rank, b_chunk), workload::PassPart::backward);
+    return memo(rank, plan_->schedule.stage_of(rank, f_chunk), plan_->schedule.stage_of(rank, b_chunk), workload::PassPart::backward);
   }
 
-  AccountingInputs accounting_inputs(const model::MicroBatch& mb) {
-    return AccountingInputs{sc_,   spec_,   topo_, map_,    schedule_, timeline_, blocks_,   stages_,
-                            passes_, cost_, runner_, mb, microbatches_, moe_, events_, opt_,
-                            prov_, pipeline_, times_, dp_};
+  AccountingInputs accounting_inputs() {
+    const StepPlan& p = *plan_;
+    return AccountingInputs{sc_,     spec_, topo_,   p.map,         p.schedule, timeline_, p.blocks, p.stages,
+                            passes_, cost_, runner_, p.microbatch, p.microbatches, moe_, events_, opt_,
+                            prov_,   pipeline_, times_, dp_};
   }
 
   const StepSpec& sc_;
@@ -424,14 +399,10 @@ class StepRun {
   const topo::Topology& topo_;
   StepOptions opt_;
   core::Provenance prov_;  // constructed before the cost model and the runner, which register in it
-  parallel::RankMapping map_;
   cost::OpCostModel cost_;
   exec::PassRunner runner_;
-  int microbatches_ = 0;
-  parallel::PipelineSchedule schedule_;
+  std::optional<StepPlan> plan_;
   parallel::PipelineTimeline timeline_;
-  std::vector<model::OpBlock> blocks_;
-  std::vector<parallel::StageBlocks> stages_;
   workload::MoeSample moe_;
   std::map<int, workload::MoeLayerLoad> moe_layers_;
   SymmetryCheckResult symmetry_;
@@ -441,9 +412,7 @@ class StepRun {
   exec::PipelineGraph pipeline_;
   exec::GraphTimes times_;
   DpWork dp_;
-  workload::ContextParallelLoad cp_load_;
   double events_ = 0;
-  model::MicroBatch mb_;
   StepResult described_;
   std::optional<exec::PassBatch> batch_;
   std::vector<PassKey> batch_keys_;
