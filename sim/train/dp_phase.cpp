@@ -252,18 +252,24 @@ class DpWorkBuilder {
     add_tail(r, after_passes, nodes);
   }
 
+  // The parameters per bucket of chunk `c` of a group holding `n` of them: Megatron-Core buckets only a rank's first
+  // model chunk ("Turn off bucketing for model_chunk 2 onwards, since communication for these model chunks is
+  // overlapped with compute anyway", megatron/training/training.py, disable_bucketing=(model_chunk_idx > 0)).
+  static double bucket_of(const DpGroup& g, double n, int c) { return c == 0 ? g.bucket_params : n; }
+
   // Updated parameters (BF16), bucket by bucket, each part of the chunk's first forward pass after its buckets.
   void add_gathers(int r, int c, const RankParams& params, std::size_t forward, DpRankNodes& nodes) {
     std::vector<std::vector<double>> cuts;
     std::vector<std::vector<GraphNodeId>> gathers;
     for (const auto* g : {&dense_, &expert_}) {
       const double n = g == &dense_ ? params.dense : params.routed;
-      cuts.push_back(g->active(n) ? bucket_cuts(n, g->bucket_params) : std::vector<double>{});
+      const double bucket = bucket_of(*g, n, c);
+      cuts.push_back(g->active(n) ? bucket_cuts(n, bucket) : std::vector<double>{});
       gathers.emplace_back();
       if (!g->active(n)) continue;
       const std::size_t buckets = cuts.back().size() + 1;
       for (std::size_t k = 0; k < buckets; ++k) {
-        const double share = std::min(n, g->bucket_params * static_cast<double>(k + 1)) - g->bucket_params * static_cast<double>(k);
+        const double share = std::min(n, bucket * static_cast<double>(k + 1)) - bucket * static_cast<double>(k);
         gathers.back().push_back(add_comm(r, *g, fmt::format("{} parameter all-gather chunk {} bucket {}", g->name, c, k),
                                           ring(net::CollectiveOp::allgather, g->gpus, share * 2.0), {}));
         nodes.param_gather.push_back(gathers.back().back());
@@ -290,7 +296,7 @@ class DpWorkBuilder {
     std::vector<std::vector<double>> cuts;
     for (const auto* g : {&dense_, &expert_}) {
       const double n = g == &dense_ ? params.dense : params.routed;
-      cuts.push_back(g->active(n) && L.overlap_grad_reduce ? bucket_cuts(n, g->bucket_params) : std::vector<double>{});
+      cuts.push_back(g->active(n) && L.overlap_grad_reduce ? bucket_cuts(n, bucket_of(*g, n, c)) : std::vector<double>{});
     }
     const auto merged = merge_cuts(cuts);
     const auto parts = L.overlap_grad_reduce ? split_pass(r, backward, merged)
@@ -299,7 +305,7 @@ class DpWorkBuilder {
       const DpGroup& g = gi == 0 ? dense_ : expert_;
       const double n = gi == 0 ? params.dense : params.routed;
       if (!g.active(n)) continue;
-      const double bucket = L.overlap_grad_reduce ? g.bucket_params : n;
+      const double bucket = L.overlap_grad_reduce ? bucket_of(g, n, c) : n;
       const std::size_t buckets = L.overlap_grad_reduce ? cuts[gi].size() + 1 : 1;
       for (std::size_t k = 0; k < buckets; ++k) {
         const double share = std::min(n, bucket * static_cast<double>(k + 1)) - bucket * static_cast<double>(k);
