@@ -75,8 +75,8 @@ std::vector<ValidationCase> validate_qwen3(const ValidationPaths& paths, std::ve
   assumptions.push_back(std::string("Qwen3-235B-A22B rows (") + kSource +
                         "): each row's TP, CP, EP, ETP, PP, VPP, FSDP, micro-batch, global batch and dispatcher on "
                         "scenarios/qwen3-235b-h100-256.yaml (32 x 8 H100, flow network, uniform expert load); "
-                        "'norm+act' recomputes the norm and moe_act modules (Megatron-Core's layernorm and moe_act); the 1F1B all-to-all overlap "
-                        "(a2a_overlap yes) is not modelled for interleaved 1F1B; PP32 x VPP3 runs the layout E|(t|)*94L "
+                        "'norm+act' recomputes the norm and moe_act modules (Megatron-Core's layernorm and moe_act); a2a_overlap yes runs "
+                        "Megatron-Core's EP all-to-all overlap (parallel.a2a_overlap: steady-state F and B as one F&B pass); PP32 x VPP3 runs the layout E|(t|)*94L "
                         "(embedding and loss as stages of their own; the zoo does not say its layout). Long-context TFLOP/s counted "
                         "with Megatron-LM's num_floating_point_operations (causal attention halved), which gives "
                         "246 TFLOP/s for the first row's published 19.7 s (published: 245)");
@@ -107,6 +107,7 @@ std::vector<ValidationCase> validate_qwen3(const ValidationPaths& paths, std::ve
         {"batch.global_batch_seqs", std::to_string(num("gbs"))},
         {"communication.alltoall", dispatcher == "deepep" ? "deepep" : "flat"},
         {"recompute", recompute},
+        {"parallel.a2a_overlap", table.text(r, "a2a_overlap") == "yes" ? "true" : "false"},
     };
     // PP32 x VPP3 = 96 virtual stages for 94 layers: the embedding and the loss each take a stage of their
     // own, as Megatron-Core's --pipeline-model-parallel-layout lets them (the zoo does not print its layout).

@@ -139,7 +139,7 @@ namespace {
 
 void read_parallel(const YamlValue& v, parallel::ParallelLayout& p) {
   v.allow_only({"tp", "pp", "vpp", "ep", "etp", "cp", "cp_comm", "dp", "zero", "fsdp", "sequence_parallel",
-                "pipeline_layout", "schedule", "ep_spread", "overlap_grad_reduce"});
+                "pipeline_layout", "schedule", "ep_spread", "overlap_grad_reduce", "a2a_overlap"});
   p.tp = positive_int(v, "tp", 1);
   p.pp = positive_int(v, "pp", 1);
   p.vpp = positive_int(v, "vpp", 1);
@@ -177,6 +177,16 @@ void read_parallel(const YamlValue& v, parallel::ParallelLayout& p) {
   }
   p.ep_spread = v.bool_or("ep_spread", false);
   p.overlap_grad_reduce = v.bool_or("overlap_grad_reduce", true);
+  p.a2a_overlap = v.bool_or("a2a_overlap", false);
+  if (p.a2a_overlap) {
+    const std::string_view name = p.schedule->name;
+    if (name != "1f1b" && name != "interleaved") {
+      v.at("a2a_overlap").fail("the all-to-all overlap merges 1F1B's steady-state passes; " + std::string(name) +
+                                   " has no such steady state (DualPipe's F&B passes overlap already)",
+                               "a2a_overlap: true with schedule: 1f1b or interleaved");
+    }
+    if (p.ep <= 1) v.at("a2a_overlap").fail("the all-to-all overlap overlaps expert-parallel all-to-alls", "ep > 1");
+  }
   if (p.vpp > 1 && !p.schedule->virtual_stages) {
     std::string with_stages;
     for (const auto* e : parallel::pipeline_schedules()) {

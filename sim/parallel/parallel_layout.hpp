@@ -41,6 +41,9 @@ struct ParallelLayout {
   const PipelineScheduleEntry* schedule = &default_pipeline_schedule();  // never null
   bool ep_spread = false;  // false: EP groups over as few nodes as possible
   bool overlap_grad_reduce = true;  // DP gradient reduction overlapped with the last backward pass
+  // Megatron-Core's --overlap-moe-expert-parallel-comm: 1F1B's steady-state forward and backward run as one F&B
+  // pass (merge_steady_state), each micro-batch's all-to-alls overlapping the other's compute.
+  bool a2a_overlap = false;
   // Which blocks each (virtual) stage holds, in Megatron-Core's --pipeline-model-parallel-layout syntax
   // (sim/parallel/stage_split.hpp); empty: decoder layers split evenly, embedding first, head last.
   std::string pipeline_layout;

@@ -67,6 +67,29 @@ SimTime pass_duration(const PassCosts& costs, int r, const Pass& pass) {
   throw core::InternalError("unknown pipeline pass kind");
 }
 
+void merge_steady_state(PipelineSchedule& s) {
+  for (int r = 0; r < s.ranks; ++r) {
+    auto& list = s.passes[static_cast<std::size_t>(r)];
+    std::vector<Pass> merged;
+    merged.reserve(list.size());
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Pass& b = list[i];
+      if (b.kind == PassKind::backward && i + 1 < list.size() && list[i + 1].kind == PassKind::forward) {
+        const Pass& f = list[i + 1];
+        const bool needed = f.work.microbatch == b.work.microbatch && s.stream_of(r, f.work.chunk) == s.stream_of(r, b.work.chunk) &&
+                            s.stage_of(r, f.work.chunk) >= s.stage_of(r, b.work.chunk);
+        if (!needed) {
+          merged.push_back(Pass{PassKind::forward_backward, f.work, b.work});
+          ++i;
+          continue;
+        }
+      }
+      merged.push_back(b);
+    }
+    list = std::move(merged);
+  }
+}
+
 void ask_each_pass(const PipelineSchedule& s, const PassCosts& costs) {
   for (int r = 0; r < s.ranks; ++r) {
     for (const Pass& pass : s.passes[static_cast<std::size_t>(r)]) (void)pass_duration(costs, r, pass);

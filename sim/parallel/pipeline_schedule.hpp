@@ -103,6 +103,15 @@ struct PipelineTimeline {
 // weight, the difference being its own time).
 core::SimTime pass_duration(const PassCosts& costs, int r, const Pass& pass);
 
+// Megatron-Core's EP all-to-all overlap (--overlap-moe-expert-parallel-comm, megatron/core/pipeline_parallel/
+// combined_1f1b.py): in the steady state of a 1F1B schedule each backward and the forward after it run as one F&B
+// pass, the two micro-batches' all-to-alls overlapping each other's compute as in DualPipe's F&B. Pairing each
+// backward with the next forward is Megatron's one extra warm-up forward (its interleaved warm-up count + 1): a
+// rank's list F x w, F(w) B0, F(w+1) B1, ... becomes F x (w + 1), [B0 & F(w+1)], [B1 & F(w+2)], ..., then the
+// cool-down backwards. A pair stays apart where the backward needs that forward (the same micro-batch at a stage
+// at or after the backward's).
+void merge_steady_state(PipelineSchedule& schedule);
+
 // Asks `costs` once for each pass of each rank, rank by rank and in each rank's order (pass_duration's order);
 // no time, no p2p. exec::pipeline_graph asks in this order too, so a caller that only wants to know which
 // passes each rank runs walks this instead.

@@ -125,7 +125,9 @@ int microbatches_per_pipeline(const StepSpec& sc, const parallel::ParallelLayout
 
 parallel::PipelineSchedule make_schedule_for(const StepSpec& sc, const parallel::ParallelLayout& L, int microbatches) {
   try {
-    return parallel::make_schedule(*L.schedule, L.pp, L.vpp, microbatches);
+    auto schedule = parallel::make_schedule(*L.schedule, L.pp, L.vpp, microbatches);
+    if (L.a2a_overlap) parallel::merge_steady_state(schedule);
+    return schedule;
   } catch (const InputError& e) {
     throw InputError({sc.source, e.where().key, 0}, e.problem(), e.allowed());
   }

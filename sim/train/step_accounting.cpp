@@ -91,6 +91,8 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
   m.activations_per_microbatch = activations.kept;
   m.recompute_working_set = activations.recompute_peak;
   m.microbatches_in_flight = L.schedule->microbatches_in_flight(L.pp, L.vpp, rank, in.microbatches);
+  // The all-to-all overlap's extra warm-up forward (parallel::merge_steady_state) keeps one more chunk pass in flight.
+  if (L.a2a_overlap) m.microbatches_in_flight = std::min(m.microbatches_in_flight + 1.0 / L.vpp, static_cast<double>(in.microbatches));
   if (!in.moe.layers.empty()) {
     // Dispatch and combine receive buffers of one micro-batch, double-buffered.
     const auto& layer = in.moe.layers.front();
@@ -173,7 +175,7 @@ StepResult describe_step(const AccountingInputs& in) {
   r.seed = sc.seed;
   r.microbatches = in.microbatches;
   r.layout = {L.tp, L.pp, L.vpp, L.ep, L.cp, L.dp, parallel::expert_dp(L), L.zero_stage, L.etp,
-              std::string(L.schedule->name), sc.batch.micro_batch_seqs, sc.batch.seq_len,
+              std::string(L.schedule->name) + (L.a2a_overlap ? "+a2a-overlap" : ""), sc.batch.micro_batch_seqs, sc.batch.seq_len,
               model::to_string(sc.recompute), in.map.gpus_per_node(), parallel::group_placement(in.map)};
   r.network_model = std::string(sc.network->name);
   r.scenario_yaml = sc.yaml_text;

@@ -107,6 +107,35 @@ TEST(PipelineSchedule, DualPipeOverlapShrinksTheBubbleOfTheMiddleRanks) {
   for (int r = 0; r < 8; ++r) EXPECT_LE(t.bubble(r), micros(4.5));
 }
 
+TEST(PipelineSchedule, TheAllToAllOverlapPairsEachBackwardWithTheNextForward) {
+  // 1F1B, PP 2, 4 micro-batches. Rank 0: F0 F1 B0 F2 B1 F3 B2 B3 becomes F0 F1 [B0&F2] [B1&F3] B2 B3; rank 1 (the
+  // last stage): F0 B0 F1 B1 F2 B2 F3 B3 becomes F0 [B0&F1] [B1&F2] [B2&F3] B3 (B0 needs F0, done before).
+  auto s = make_schedule(pipeline_schedule("1f1b", {}), 2, 1, 4);
+  merge_steady_state(s);
+  const auto kinds = [&](int r) {
+    std::string out;
+    for (const auto& p : s.passes[static_cast<std::size_t>(r)]) out += to_string(p.kind) + " ";
+    return out;
+  };
+  EXPECT_EQ(kinds(0), "F F F&B F&B B B ");
+  EXPECT_EQ(kinds(1), "F F&B F&B F&B B ");
+  EXPECT_EQ(s.passes[1][1].work.microbatch, 1);      // the forward of micro-batch 1
+  EXPECT_EQ(s.passes[1][1].backward.microbatch, 0);  // with the backward of micro-batch 0
+  // F = 1, B = 2, F&B = 2.5 us, no transfer time. r0 F0 0-1, F1 1-2; r1 F0 1-2, [B0&F1] 2-4.5 (F1 from r0 at 2);
+  // r0 [B0&F2] 4.5-7; r1 [B1&F2] 7-9.5; r0 [B1&F3] 9.5-12; r1 [B2&F3] 12-14.5; r0 B2 14.5-16.5; r1 B3 14.5-16.5;
+  // r0 B3 16.5-18.5: makespan 18.5 us (plain 1F1B: (4 + 1) x 3 = 15 us; at 4 micro-batches on 2 stages the pairs'
+  // dependencies cost more than the overlap saves).
+  EXPECT_EQ(execute_pipeline(s, uniform_costs(1, 2, 1, 2.5)).makespan, micros(18.5));
+  // Every schedule it applies to still runs (no pass waits for itself), for PP 2-8 and 1-4 virtual stages.
+  for (int pp : {2, 4, 8}) {
+    for (int vpp : {1, 2, 4}) {
+      auto t = make_schedule(pipeline_schedule(vpp > 1 ? "interleaved" : "1f1b", {}), pp, vpp, 4 * pp);
+      merge_steady_state(t);
+      EXPECT_NO_THROW((void)execute_pipeline(t, uniform_costs(1, 2, 1, 2.5))) << "PP " << pp << " VPP " << vpp;
+    }
+  }
+}
+
 TEST(PipelineSchedule, InvalidLayoutsAreInputErrors) {
   EXPECT_THROW(make_schedule(k3::parallel::pipeline_schedule("dualpipe", {}), 3, 1, 12), k3::core::InputError);
   EXPECT_THROW(make_schedule(k3::parallel::pipeline_schedule("dualpipe", {}), 8, 1, 10), k3::core::InputError);

@@ -66,3 +66,21 @@ TEST(Scenario, BadInputNamesKeyAndLine) {
   EXPECT_THROW(parse_scenario(kScenario, "d.yaml", {k3::input::parse_override("parallel.zero=4")}), InputError);
   EXPECT_THROW(parse_scenario("model: k3\n", "d.yaml"), InputError);  // no cluster
 }
+
+TEST(Scenario, TheAllToAllOverlapNeedsA1F1BSteadyStateAndExperts) {
+  // DualPipe merges its passes already: a2a_overlap there is an error naming the key.
+  try {
+    parse_scenario(kScenario, "dsv3.yaml", {parse_override("parallel.a2a_overlap=true")});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().key, "parallel.a2a_overlap");
+    EXPECT_NE(std::string(e.what()).find("schedule: 1f1b or interleaved"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_scenario(kScenario, "d.yaml",
+                              {parse_override("parallel.schedule=1f1b"), parse_override("parallel.ep=1"),
+                               parse_override("parallel.a2a_overlap=true")}),
+               InputError);
+  const auto s = parse_scenario(kScenario, "d.yaml",
+                                {parse_override("parallel.schedule=1f1b"), parse_override("parallel.a2a_overlap=true")});
+  EXPECT_TRUE(s.parallel.a2a_overlap);
+}
