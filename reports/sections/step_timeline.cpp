@@ -91,7 +91,7 @@ GanttChart step_gantt(std::span<const train::TraceSpan> trace) {
   std::map<Track, std::vector<const train::TraceSpan*>> by_track;
   for (const auto& s : trace) {
     const bool dp = s.track == "dp";
-    if (dp || ranks.count(s.rank)) by_track[{s.rank, dp}].push_back(&s);
+    if (ranks.count(s.rank)) by_track[{s.rank, dp}].push_back(&s);  // a kept rank's passes and its DP work
   }
   GanttChart g;
   g.title = "One training step";
