@@ -161,6 +161,8 @@ class DpWorkBuilder {
         "Megatron-Core DistributedDataParallelConfig.bucket_size default: max(40000000, 1000000 x dp_size) parameters "
         "per bucket (the per-rank term is 1,000,000 x dp_size)");
     const auto bucket = [&](int ranks) { return std::max(floor_params, 1e6 * ranks); };
+    // fp32 by default (Megatron-LM with BF16 forces --accumulate-allreduce-grads-in-fp32); 2 bytes when
+    // precision.gradient_reduce says the run reduced its BF16/FP16 gradients as they are.
     grad_bytes_ = sc.precision.gradient_reduce_bytes;
     out_.gradient_label = zero_ ? "exposed: DP gradient reduce-scatter" : "exposed: DP gradient all-reduce";
     for (int r = 0; r < in_.schedule.ranks; ++r) {
@@ -181,8 +183,9 @@ class DpWorkBuilder {
         grad_bytes_ == 4 ? "fp32" : "16-bit floats", zero_ ? "reduce-scatter" : "all-reduce", data_ranks_, expert_dp_,
         L.fsdp ? "inside the passes (FSDP)"
         : L.overlap_grad_reduce
-            ? fmt::format("in buckets of max({:.0f} M, 1 M x ranks) parameters as each chunk's last backward pass "
-                          "produces them", floor_params / 1e6)
+            ? fmt::format("in buckets of max({:.0f} M, 1 M x ranks) parameters as the rank's first chunk's last "
+                          "backward pass produces them, its other chunks' in one bucket after their last backward pass "
+                          "(Megatron-Core buckets only the first model chunk)", floor_params / 1e6)
             : "after the rank's last backward pass"));
     out_.assumptions.push_back(fmt::format(
         "optimizer: AdamW moves 30 B per parameter of the local shard, Muon 26 B plus {} Newton-Schulz iterations "
