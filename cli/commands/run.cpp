@@ -72,8 +72,10 @@ int run(const RunOptions& o) {
   if (!o.replay_graph.empty()) return replay(o, inputs);
   train::StepOptions opt;
   if (!o.export_graph.empty()) {
-    opt.on_graph = [&o](const exec::StepGraph& graph, core::SimTime) {
-      write_json_file(o.export_graph, exec::graph_to_json(graph), "--export-graph");
+    opt.on_graph = [&o](const train::StepGraphExport& e) {
+      auto json = exec::graph_to_json(e.graph);
+      json["programs"] = e.programs;
+      write_json_file(o.export_graph, json, "--export-graph");
     };
   }
   opt.threads = o.jobs;

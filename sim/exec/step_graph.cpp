@@ -134,6 +134,7 @@ nlohmann::json graph_to_json(const StepGraph& graph) {
                      {"duration_ps", n.duration.ps()},
                      {"collectives", colls},
                      {"deps", n.deps}});
+    if (!n.program.empty()) nodes.back()["program"] = n.program;
   }
   return {{"schema", kSchema}, {"nodes", nodes}};
 }
@@ -176,6 +177,7 @@ StepGraph graph_from_json(const nlohmann::json& json, const std::string& source)
                fmt::format("a node id 0..{} other than {}", nodes.size() - 1, i));
       n.deps.push_back(static_cast<GraphNodeId>(deps[d].get<std::uint64_t>()));
     }
+    if (j.contains("program")) n.program = r.text(j, where, "program");
     g.nodes.push_back(std::move(n));
   }
   return g;

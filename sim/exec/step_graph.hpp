@@ -34,6 +34,7 @@ struct GraphNode {
   // `duration` more (a ring run as one step of all its bytes pays the latency of its other steps there).
   std::vector<net::CollectiveSpec> collectives;
   std::vector<GraphNodeId> deps;  // nodes that must end before this one starts
+  std::string program;            // a pass node: which distinct pass it runs (its kernels: the export's "programs")
 };
 
 struct StepGraph {

@@ -19,6 +19,7 @@
 #include "sim/exec/pass_batch.hpp"
 #include "sim/exec/pass_runner.hpp"
 #include "sim/exec/pipeline_graph.hpp"
+#include "sim/exec/program_graph.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
 #include "sim/parallel/rank_mapping.hpp"
 #include "sim/parallel/stage_split.hpp"
@@ -74,11 +75,12 @@ class StepRun {
     const double activation_bytes = plan_->microbatch.tokens() * spec_.hidden * 2.0;
     costs.transfer = [this, activation_bytes](int from, int to) { return pipeline_transfer(plan_->map, activation_bytes, from, to); };
     pipeline_ = exec::pipeline_graph(plan_->schedule, costs);
+    if (opt_.on_graph) name_programs();
     dp_ = add_dp_work(accounting_inputs(), pipeline_);
     times_ = exec::run_step_graph(pipeline_.graph, &runner_);
     events_ += static_cast<double>(times_.events);
     timeline_ = exec::pipeline_timeline(pipeline_, times_);
-    if (opt_.on_graph) opt_.on_graph(pipeline_.graph, times_.makespan);
+    if (opt_.on_graph) opt_.on_graph({pipeline_.graph, times_.makespan, programs_json()});
     auto result = account_step(accounting_inputs(), std::move(described_));
     result.symmetry = symmetry_;
     if (opt_.op_trace) {
@@ -291,6 +293,38 @@ class StepRun {
   }
 
   using PassKey = std::tuple<int, int, int>;  // (stage, second stage or -1, PassPart)
+
+  // What the export calls the distinct pass of a class key.
+  static std::string program_id(const PassKey& k) {
+    const auto& [f_class, b_class, part] = k;
+    if (b_class >= 0) return fmt::format("stage class {} forward + stage class {} backward", f_class, b_class);
+    const char* parts[] = {"forward", "backward", "backward input", "weight"};
+    return fmt::format("stage class {} {}", f_class, parts[part]);
+  }
+
+  // Each pass node's distinct pass (before the DP work splits nodes, so that the parts keep it).
+  void name_programs() {
+    const auto& s = plan_->schedule;
+    for (int r = 0; r < s.ranks; ++r) {
+      for (const auto& sp : pipeline_.passes[static_cast<std::size_t>(r)]) {
+        const auto& p = sp.pass;
+        const int f_stage = s.stage_of(r, p.work.chunk);
+        const PassKey key = p.kind == parallel::PassKind::forward_backward
+                                ? class_key(f_stage, s.stage_of(r, p.backward.chunk), workload::PassPart::backward)
+                            : p.kind == parallel::PassKind::forward ? class_key(f_stage, -1, workload::PassPart::forward)
+                            : p.kind == parallel::PassKind::weight  ? class_key(f_stage, -1, workload::PassPart::weight)
+                                                                    : class_key(f_stage, -1, workload::PassPart::backward);
+        pipeline_.graph.nodes[sp.node].program = program_id(key);
+      }
+    }
+  }
+
+  // The kernels of every distinct pass the batch simulated, on the first GPU of its group.
+  nlohmann::json programs_json() const {
+    nlohmann::json out = nlohmann::json::object();
+    for (std::size_t i = 0; i < batch_keys_.size(); ++i) out[program_id(batch_keys_[i])] = exec::program_to_json(batch_->program(i), 0);
+    return out;
+  }
 
   PassKey class_key(int f_stage, int b_stage, workload::PassPart part) {
     return {stage_class(f_stage), b_stage < 0 ? -1 : stage_class(b_stage), static_cast<int>(part)};

@@ -22,6 +22,8 @@
 #include "sim/exec/pass_batch.hpp"
 #include "sim/exec/pass_runner.hpp"
 #include "sim/exec/step_graph.hpp"
+
+#include <nlohmann/json.hpp>
 #include "sim/train/step_spec.hpp"
 #include "sim/workload/moe_sampling.hpp"
 #include "sim/train/step_result.hpp"
@@ -29,6 +31,14 @@
 #include "topologies/topology.hpp"
 
 namespace k3::train {
+
+// The step graph as it ran, for `k3sim run --export-graph`.
+struct StepGraphExport {
+  const exec::StepGraph& graph;
+  core::SimTime makespan;
+  // Per distinct pass (a pass node's `program`): its kernels on the first GPU of its group (exec::program_to_json).
+  const nlohmann::json& programs;
+};
 
 struct StepOptions {
   bool trace = true;            // keep the pipeline timeline
@@ -42,8 +52,8 @@ struct StepOptions {
   // memory of its most loaded rank, no times (step_time_s 0). What a search needs of it, at a fraction of
   // the cost: most of the layouts a K3 plan simulated were over memory once their ranks were built.
   bool stop_when_over_memory = false;
-  // Called with the step graph once it has run, and its makespan (`k3sim run --export-graph`).
-  std::function<void(const exec::StepGraph&, core::SimTime makespan)> on_graph;
+  // Called with the step graph once it has run (`k3sim run --export-graph`).
+  std::function<void(const StepGraphExport&)> on_graph;
 };
 
 // Throws core::InputError when the layout does not fit the model or the cluster.

@@ -27,6 +27,7 @@ constexpr const char* kDsv3Small =
     "communication: {alltoall: deepep, comm_sms: 20, node_limit: 4}\n";
 
 struct Captured {
+  nlohmann::json programs;
   std::string json;
   core::SimTime makespan;
   exec::StepGraph graph;
@@ -38,10 +39,11 @@ TEST(StepGraphRun, AnExportedStepGraphReplaysToThePicosecond) {
   const auto topo = topo::load_topology(sc.topology, {"nodes=" + std::to_string(*sc.nodes)});
   Captured c;
   StepOptions opt;
-  opt.on_graph = [&c](const exec::StepGraph& g, core::SimTime makespan) {
-    c.json = exec::graph_to_json(g).dump();
-    c.makespan = makespan;
-    c.graph = g;
+  opt.on_graph = [&c](const StepGraphExport& e) {
+    c.json = exec::graph_to_json(e.graph).dump();
+    c.makespan = e.makespan;
+    c.graph = e.graph;
+    c.programs = e.programs;
   };
   const auto r = simulate_step(sc, spec, topo, nullptr, opt);
   ASSERT_FALSE(c.json.empty());
@@ -68,7 +70,16 @@ TEST(StepGraphRun, AnExportedStepGraphReplaysToThePicosecond) {
   EXPECT_EQ(optimizers, 4);
   EXPECT_GT(first_chunk, 8);
   EXPECT_EQ(on_parts, first_chunk);
-  EXPECT_EQ(second_chunk, 4);  // 4 ranks, the dense group each (EP 32 of a 32-GPU stage: expert DP 1, no reduction)
+  EXPECT_EQ(second_chunk, 4);
+  // Every pass node names its distinct pass, and the export holds that pass's kernels: compute nodes with their
+  // durations and the all-to-alls of its MoE layers.
+  for (const auto& n : c.graph.nodes) {
+    if (n.kind != exec::GraphNodeKind::compute || n.name == "optimizer step") continue;
+    ASSERT_TRUE(c.programs.contains(n.program)) << n.name << " runs '" << n.program << "'";
+  }
+  const auto& kernels = c.programs.begin().value()["nodes"];
+  EXPECT_TRUE(std::any_of(kernels.begin(), kernels.end(), [](const auto& k) { return k["kind"] == "COMP_NODE"; }));
+  EXPECT_TRUE(std::any_of(kernels.begin(), kernels.end(), [](const auto& k) { return k["kind"] == "COMM_COLL_NODE"; }));  // 4 ranks, the dense group each (EP 32 of a 32-GPU stage: expert DP 1, no reduction)
 }
 
 TEST(StepGraphRun, WithoutOverlapTheGradientsWaitForTheLastPass) {
