@@ -55,8 +55,8 @@ PlannedCollective plan_of(const net::CollectiveSpec& spec, const topo::Topology&
 
 class GraphRun {
  public:
-  GraphRun(const StepGraph& g, const PassRunner* runner)
-      : g_(g), runner_(runner), waiting_(g.nodes.size(), 0), dependents_(g.nodes.size()) {
+  GraphRun(const StepGraph& g, const PassRunner* runner, int gpu_sms)
+      : g_(g), runner_(runner), gpu_sms_(gpu_sms), waiting_(g.nodes.size(), 0), dependents_(g.nodes.size()) {
     if (runner != nullptr) {
       network_ = net::make_network(*runner->config().network, sim_, runner->links());
       sim_.add_model(*network_);
@@ -65,6 +65,9 @@ class GraphRun {
     out_.start.assign(g.nodes.size(), SimTime::max());
     out_.end.assign(g.nodes.size(), SimTime::max());
     out_.bytes.resize(g.nodes.size());
+    int ranks = 0;
+    for (const auto& n : g.nodes) ranks = std::max(ranks, n.rank + 1);
+    gpus_.resize(static_cast<std::size_t>(ranks));
     for (GraphNodeId n = 0; n < g.nodes.size(); ++n) {
       K3SIM_ASSERT(runner != nullptr || g.nodes[n].collectives.empty(), "a step graph with collectives needs a network");
       for (GraphNodeId d : g.nodes[n].deps) {
@@ -96,6 +99,11 @@ class GraphRun {
   void start(GraphNodeId n) {
     const auto& node = g_.nodes[n];
     out_.start[n] = sim_.now();
+    if (node.kind == GraphNodeKind::compute) {
+      run_compute(n);
+      return;
+    }
+    hold_sms(node.rank, node.sms);
     if (node.collectives.empty()) {
       sim_.schedule_after(node.duration, [this, n] { end(n); });
       return;
@@ -116,8 +124,58 @@ class GraphRun {
 
   void end(GraphNodeId n) {
     out_.end[n] = sim_.now();
+    const auto& node = g_.nodes[n];
+    if (node.kind == GraphNodeKind::compute) {
+      auto& running = gpus_[static_cast<std::size_t>(node.rank)].running;
+      running.erase(std::find_if(running.begin(), running.end(), [n](const Running& r) { return r.node == n; }));
+    } else {
+      hold_sms(node.rank, -node.sms);
+    }
     for (GraphNodeId d : dependents_[n]) {
       if (--waiting_[d] == 0) start(d);
+    }
+  }
+
+  // A GPU's SMs shared between its compute and the communication kernels beside it: compute drains its nominal
+  // work at (SMs - held) / SMs while communication kernels hold SMs (at least one SM left to it).
+  struct Running {
+    GraphNodeId node;
+    SimTime left;   // nominal work still to run
+    SimTime since;  // when `left` was last brought up to date
+    engine::EventHandle end;
+  };
+  struct GpuShare {
+    int held = 0;
+    std::vector<Running> running;
+  };
+  double rate(int rank) const {
+    const int held = gpus_[static_cast<std::size_t>(rank)].held;
+    if (gpu_sms_ <= 0 || held <= 0) return 1.0;
+    return static_cast<double>(gpu_sms_ - std::min(held, gpu_sms_ - 1)) / gpu_sms_;
+  }
+  SimTime wall(SimTime nominal, double r) const { return r == 1.0 ? nominal : SimTime::from_seconds(nominal.seconds() / r); }
+
+  void run_compute(GraphNodeId n) {
+    auto& gpu = gpus_[static_cast<std::size_t>(g_.nodes[n].rank)];
+    Running r{n, g_.nodes[n].duration, sim_.now(), {}};
+    r.end = sim_.schedule_after(wall(r.left, rate(g_.nodes[n].rank)), [this, n] { end(n); });
+    gpu.running.push_back(r);
+  }
+
+  void hold_sms(int rank, int change) {
+    if (change == 0 || gpu_sms_ <= 0) return;
+    const double before = rate(rank);
+    auto& gpu = gpus_[static_cast<std::size_t>(rank)];
+    gpu.held += change;
+    const double after = rate(rank);
+    if (after == before) return;
+    for (auto& r : gpu.running) {
+      const SimTime drained = std::min(r.left, SimTime::from_seconds((sim_.now() - r.since).seconds() * before));
+      r.left -= drained;
+      r.since = sim_.now();
+      sim_.cancel(r.end);
+      const GraphNodeId n = r.node;
+      r.end = sim_.schedule_after(wall(r.left, after), [this, n] { end(n); });
     }
   }
 
@@ -157,6 +215,8 @@ class GraphRun {
 
   const StepGraph& g_;
   const PassRunner* runner_;
+  int gpu_sms_;
+  std::vector<GpuShare> gpus_;  // per rank
   engine::Simulator sim_;
   std::unique_ptr<net::NetworkModel> network_;
   std::optional<net::CollectiveEngine> engine_;
@@ -167,7 +227,9 @@ class GraphRun {
 
 }  // namespace
 
-GraphTimes run_step_graph(const StepGraph& graph, const PassRunner* runner) { return GraphRun(graph, runner).run(); }
+GraphTimes run_step_graph(const StepGraph& graph, const PassRunner* runner, int gpu_sms) {
+  return GraphRun(graph, runner, gpu_sms).run();
+}
 
 LinkClassBytes collective_link_bytes(const net::CollectiveSpec& spec, const topo::Topology& topology) {
   return plan_of(spec, topology, nullptr).bytes;

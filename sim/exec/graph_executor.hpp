@@ -27,8 +27,9 @@ struct GraphTimes {
 // the ring's own time; beside other traffic the ring's bytes share the links with it.
 // Throws core::InternalError naming the node when the graph cannot finish (a dependency cycle) or two nodes of
 // one rank's stream overlap. `runner` gives the network (its model, links and topology); null for a graph
-// without collectives.
-GraphTimes run_step_graph(const StepGraph& graph, const PassRunner* runner);
+// without collectives. `gpu_sms` (0: not shared) are the SMs of each GPU: while communication nodes of a rank run,
+// their kernels hold GraphNode::sms of them, and the rank's compute nodes drain their work at (SMs - held) / SMs.
+GraphTimes run_step_graph(const StepGraph& graph, const PassRunner* runner, int gpu_sms = 0);
 
 // What `spec` puts on each link class of `topology` when it runs (a ring: one step's transfers times its steps).
 LinkClassBytes collective_link_bytes(const net::CollectiveSpec& spec, const topo::Topology& topology);

@@ -136,6 +136,7 @@ class Builder {
       send.name = fmt::format("send {} chunk {} mb {} to rank {}{}", forward ? "activation" : "gradient", w.chunk,
                               w.microbatch, to, phases.size() > 1 ? fmt::format(" (phase {})", p + 1) : "");
       send.collectives = std::move(phases[p]);
+      send.sms = costs_.send_sms;
       if (send.collectives.empty()) send.duration = costs_.passes.p2p(r, to);
       send.deps.push_back(at);
       if (last_send != PipelineGraph::kNone && last_send != at) send.deps.push_back(last_send);

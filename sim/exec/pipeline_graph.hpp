@@ -17,6 +17,7 @@ struct PipelineGraphCosts {
   // A transfer from one pipeline rank to another as collectives on the network, in phases that run one after
   // another (TP slices sent side by side, then the receivers' TP all-gather). Empty: a fixed `passes.p2p`.
   std::function<std::vector<std::vector<net::CollectiveSpec>>(int from, int to)> transfer;
+  int send_sms = 0;  // SMs a send's kernel holds while it runs (GraphNode::sms)
 };
 
 // One pass of the schedule in the graph: one node, or several where the step split it (StepGraph::split) to

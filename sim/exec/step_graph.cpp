@@ -135,6 +135,7 @@ nlohmann::json graph_to_json(const StepGraph& graph) {
                      {"collectives", colls},
                      {"deps", n.deps}});
     if (!n.program.empty()) nodes.back()["program"] = n.program;
+    if (n.sms > 0) nodes.back()["sms"] = n.sms;
   }
   return {{"schema", kSchema}, {"nodes", nodes}};
 }
@@ -178,6 +179,7 @@ StepGraph graph_from_json(const nlohmann::json& json, const std::string& source)
       n.deps.push_back(static_cast<GraphNodeId>(deps[d].get<std::uint64_t>()));
     }
     if (j.contains("program")) n.program = r.text(j, where, "program");
+    if (j.contains("sms")) n.sms = static_cast<int>(r.integer(j, where, "sms", 0));
     g.nodes.push_back(std::move(n));
   }
   return g;

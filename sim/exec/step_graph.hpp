@@ -33,6 +33,8 @@ struct GraphNode {
   // Started together on the network when the node starts; the node ends when the last completes, then waits
   // `duration` more (a ring run as one step of all its bytes pays the latency of its other steps there).
   std::vector<net::CollectiveSpec> collectives;
+  // Communication: SMs of the rank's GPUs its kernels hold while it runs (NCCL's channels, one CTA each).
+  int sms = 0;
   std::vector<GraphNodeId> deps;  // nodes that must end before this one starts
   std::string program;            // a pass node: which distinct pass it runs (its kernels: the export's "programs")
 };

@@ -145,7 +145,8 @@ struct DpGroup {
 
 class DpWorkBuilder {
  public:
-  DpWorkBuilder(const AccountingInputs& in, exec::PipelineGraph& pipeline) : in_(in), p_(pipeline) {}
+  DpWorkBuilder(const AccountingInputs& in, exec::PipelineGraph& pipeline, int ring_sms)
+      : in_(in), p_(pipeline), ring_sms_(ring_sms) {}
 
   DpWork build() {
     const auto& L = in_.map.layout();
@@ -206,6 +207,7 @@ class DpWorkBuilder {
     n.stream = g.stream;
     n.name = std::move(name);
     n.collectives = {std::move(spec)};
+    n.sms = ring_sms_;
     auto& last = last_on_[g.stream];
     if (last != PipelineGraph::kNone) deps.push_back(last);
     n.deps = std::move(deps);
@@ -350,6 +352,7 @@ class DpWorkBuilder {
       n.kind = exec::GraphNodeKind::collective;
       n.stream = "dp";
       n.name = "Muon gradient all-gather";
+      n.sms = ring_sms_;
       for (const auto* g : {&dense_, &expert_}) {
         const double p = g == &dense_ ? params.dense : params.routed;
         if (!g->active(p) || gathered <= 0) continue;
@@ -402,6 +405,7 @@ class DpWorkBuilder {
       GraphNode a;
       a.kind = exec::GraphNodeKind::collective;
       a.stream = "dp";
+      a.sms = ring_sms_;
       a.name = fmt::format("load balancer all-reduce, MoE layer {} of {}", l + 1, moe_layers);
       a.collectives = {ring(net::CollectiveOp::allreduce, dense_.gpus, bytes)};
       chain(std::move(a), "exposed: load balancer all-reduce");
@@ -419,6 +423,7 @@ class DpWorkBuilder {
 
   const AccountingInputs& in_;
   exec::PipelineGraph& p_;
+  int ring_sms_;
   DpWork out_;
   DpRankNodes& nodes_of_rank() { return out_.ranks.back(); }
   int data_ranks_ = 1, expert_dp_ = 1;
@@ -430,7 +435,9 @@ class DpWorkBuilder {
 
 }  // namespace
 
-DpWork add_dp_work(const AccountingInputs& in, exec::PipelineGraph& pipeline) { return DpWorkBuilder(in, pipeline).build(); }
+DpWork add_dp_work(const AccountingInputs& in, exec::PipelineGraph& pipeline, int ring_sms) {
+  return DpWorkBuilder(in, pipeline, ring_sms).build();
+}
 
 DpPhase dp_phase_of(const DpWork& work, const exec::PipelineGraph& pipeline, const exec::GraphTimes& times, int rank) {
   const auto ri = static_cast<std::size_t>(rank);

@@ -56,7 +56,8 @@ struct DpWork {
 // gather, balancer and optimizer after the reductions; under ZeRO (not FSDP, whose passes gather each layer) the
 // updated parameters all-gathered bucket by bucket at the start of the step, each bucket ahead of the part of the
 // chunk's first forward pass that uses it. Registers its numbers in `in.prov`.
-DpWork add_dp_work(const AccountingInputs& in, exec::PipelineGraph& pipeline);
+// `ring_sms`: the SMs each DP collective's kernels hold while they run (GraphNode::sms).
+DpWork add_dp_work(const AccountingInputs& in, exec::PipelineGraph& pipeline, int ring_sms);
 
 // The DP work of `rank` as it ran: its exposed parts for the breakdown (what stuck out past the rank's passes, and
 // how long the first forward passes waited for parameters), its trace spans.

@@ -223,9 +223,22 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
   if (dp.param_gather_wait > SimTime::zero()) {
     r.breakdown.push_back({"exposed: DP parameter all-gather", "communication", dp.param_gather_wait.seconds()});
   }
+  // The passes ran longer than their own runs made them while NCCL's kernels (DP rings, sends) held SMs beside them.
+  SimTime slowed;
+  const auto& tail = in.dp.ranks[ci].tail;
+  for (exec::GraphNodeId n = 0; n < in.pipeline.graph.nodes.size(); ++n) {
+    const auto& node = in.pipeline.graph.nodes[n];
+    if (node.rank != crit || node.kind != exec::GraphNodeKind::compute) continue;
+    if (std::any_of(tail.begin(), tail.end(), [n](const auto& entry) { return entry.first == n; })) continue;
+    slowed += (in.times.end[n] - in.times.start[n]) - node.duration;
+  }
+  if (slowed > SimTime::zero()) {
+    r.breakdown.push_back({"exposed: NCCL kernels' SMs", "communication", slowed.seconds()});
+  }
   // Inside the span of the rank's passes, what they, their sends and the parameter waits did not fill.
   const SimTime passes_end = in.times.end[in.pipeline.last_compute[ci]];
-  r.breakdown.push_back({"pipeline bubble", "bubble", (passes_end - t.busy[ci] - t.sending[ci] - dp.param_gather_wait).seconds()});
+  r.breakdown.push_back({"pipeline bubble", "bubble",
+                         (passes_end - t.busy[ci] - t.sending[ci] - dp.param_gather_wait - slowed).seconds()});
   for (const auto& share : dp.breakdown) r.breakdown.push_back(share);
 
   const auto totals = model::summarize(in.spec, static_cast<double>(sc.batch.seq_len));

@@ -125,7 +125,22 @@ core::SimTime replay_step_graph(const exec::StepGraph& graph, const StepSpec& sc
       }
     }
   }
-  return exec::run_step_graph(graph, &runner).makespan;
+  return exec::run_step_graph(graph, &runner, topology.gpu_type().sms).makespan;
+}
+
+NcclSms register_nccl_sms(core::Provenance& prov) {
+  NcclSms n;
+  // Counts: exact (the band's runs share the graph's structure).
+  n.ring = static_cast<int>(prov.add_exact(
+      "nccl.ring_sms", 8, "count", core::SourceKind::collective_measurement,
+      "SMs a ring collective between nodes holds: NCCL runs it on 8 channels of one CTA each in its own logs, 16 "
+      "GPUs over 2 nodes of 8 with InfiniBand (NVIDIA/nccl issue #1412: Channel 00/08 .. 07/08) and 4 H20 over 2 "
+      "nodes (issue #1189: 8 coll channels)"));
+  n.p2p = static_cast<int>(prov.add_exact(
+      "nccl.p2p_sms", 2, "count", core::SourceKind::collective_measurement,
+      "SMs a send to one peer holds: NCCL's p2p channels per peer, 2 in its log (NVIDIA/nccl issue #1189: 8 p2p "
+      "channels, 2 p2p channels per peer)"));
+  return n;
 }
 
 }  // namespace k3::train

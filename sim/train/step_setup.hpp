@@ -34,4 +34,12 @@ std::vector<std::vector<net::CollectiveSpec>> pipeline_transfer(const parallel::
 // core::InputError for a collective on a GPU the cluster does not have.
 core::SimTime replay_step_graph(const exec::StepGraph& graph, const StepSpec& scenario, const topo::Topology& topology);
 
+// The SMs NCCL's kernels hold while they run (one CTA per channel), registered in `prov`: what compute beside the
+// step graph's DP rings and activation sends loses (exec::run_step_graph).
+struct NcclSms {
+  int ring = 0;  // a ring collective between nodes (the DP reductions and gathers)
+  int p2p = 0;   // a send to one peer (the pipeline's activations)
+};
+NcclSms register_nccl_sms(core::Provenance& prov);
+
 }  // namespace k3::train

@@ -74,10 +74,12 @@ class StepRun {
     // BF16 activations (or their gradients) of one micro-batch.
     const double activation_bytes = plan_->microbatch.tokens() * spec_.hidden * 2.0;
     costs.transfer = [this, activation_bytes](int from, int to) { return pipeline_transfer(plan_->map, activation_bytes, from, to); };
+    const auto nccl = register_nccl_sms(prov_);
+    costs.send_sms = nccl.p2p;
     pipeline_ = exec::pipeline_graph(plan_->schedule, costs);
     if (opt_.on_graph) name_programs();
-    dp_ = add_dp_work(accounting_inputs(), pipeline_);
-    times_ = exec::run_step_graph(pipeline_.graph, &runner_);
+    dp_ = add_dp_work(accounting_inputs(), pipeline_, nccl.ring);
+    times_ = exec::run_step_graph(pipeline_.graph, &runner_, topo_.gpu_type().sms);
     events_ += static_cast<double>(times_.events);
     timeline_ = exec::pipeline_timeline(pipeline_, times_);
     if (opt_.on_graph) opt_.on_graph({pipeline_.graph, times_.makespan, programs_json()});

@@ -160,6 +160,25 @@ TEST(StepGraph, RingsSlowEachOtherOnlyWhileBothRun) {
   }
 }
 
+TEST(StepGraph, ACommunicationKernelHolding20Of132SmsSlowsConcurrentComputeWhileBothRun) {
+  // Rank 0: a 100 us compute node, and beside it (another stream) a 66 us communication node whose kernel holds 20 of
+  // the GPU's 132 SMs. By 66 us the compute has drained 66 x 112/132 = 56 us of its work; the other 44 us run at full
+  // speed: it ends at 110 us (100 us without sharing; 100 x 132/112 = 117.9 us were it slowed throughout).
+  StepGraph g;
+  const auto work = g.add(compute(0, 100));
+  GraphNode comm;
+  comm.kind = GraphNodeKind::send;
+  comm.stream = "send forward";
+  comm.duration = SimTime::from_us(66);
+  comm.sms = 20;
+  g.add(comm);
+  EXPECT_EQ(run_step_graph(g, nullptr, 132).end[work], SimTime::from_us(110));
+  EXPECT_EQ(run_step_graph(g, nullptr, 0).end[work], SimTime::from_us(100));  // SMs not shared
+  // A comm node on another rank takes nothing from rank 0.
+  g.nodes[1].rank = 1;
+  EXPECT_EQ(run_step_graph(g, nullptr, 132).end[work], SimTime::from_us(100));
+}
+
 TEST(StepGraph, SplitPartsRunInOrderAndAddUpToTheWhole) {
   // A 10 us node split 0.25 / 0.75: parts of 2.5 and 7.5 us; a node after the whole starts at 10 us, one after the
   // first part at 2.5 us.
