@@ -149,7 +149,7 @@ class DpWorkBuilder {
       : in_(in), p_(pipeline), ring_sms_(ring_sms) {}
 
   DpWork build() {
-    const auto& L = in_.map.layout();
+    const auto& L = in_.plan.map.layout();
     const auto& sc = in_.scenario;
     data_ranks_ = L.dp * L.cp;
     expert_dp_ = parallel::expert_dp(L);
@@ -166,10 +166,10 @@ class DpWorkBuilder {
     // precision.gradient_reduce says the run reduced its BF16/FP16 gradients as they are.
     grad_bytes_ = sc.precision.gradient_reduce_bytes;
     out_.gradient_label = zero_ ? "exposed: DP gradient reduce-scatter" : "exposed: DP gradient all-reduce";
-    for (int r = 0; r < in_.schedule.ranks; ++r) {
-      const parallel::GpuIndex base = in_.map.gpu_of({0, 0, 0, r});
-      const auto dense = in_.map.dp_group(base);
-      const auto experts = in_.map.expert_dp_group(base);
+    for (int r = 0; r < in_.plan.schedule.ranks; ++r) {
+      const parallel::GpuIndex base = in_.plan.map.gpu_of({0, 0, 0, r});
+      const auto dense = in_.plan.map.dp_group(base);
+      const auto experts = in_.plan.map.expert_dp_group(base);
       dense_ = {{dense.begin(), dense.end()}, stage / data_ranks_, bucket(data_ranks_), "dp", "DP"};
       expert_ = {{experts.begin(), experts.end()}, stage / expert_dp_, bucket(expert_dp_), "edp", "expert DP"};
       out_.ranks.emplace_back();
@@ -227,7 +227,7 @@ class DpWorkBuilder {
   }
 
   void add_rank(int r) {
-    const auto& L = in_.map.layout();
+    const auto& L = in_.plan.map.layout();
     const auto ri = static_cast<std::size_t>(r);
     auto& nodes = out_.ranks.back();
     last_on_.clear();
@@ -236,7 +236,7 @@ class DpWorkBuilder {
     // Each stream's collectives in the order the passes need (gathers) or free (gradients) them.
     const auto in_pass_order = [&](const std::vector<std::vector<std::size_t>>& index) {
       std::vector<int> chunks;
-      for (int c = 0; c < in_.schedule.chunks_per_rank; ++c) {
+      for (int c = 0; c < in_.plan.schedule.chunks_per_rank; ++c) {
         if (index[ri][static_cast<std::size_t>(c)] != PipelineGraph::kNoPass) chunks.push_back(c);
       }
       std::sort(chunks.begin(), chunks.end(), [&](int a, int b) {
@@ -245,7 +245,7 @@ class DpWorkBuilder {
       return chunks;
     };
     const auto params_of = [&](int c) {
-      return rank_params(in_.blocks, in_.stages, {in_.schedule.stage_of(r, c)}, L.tp, L.ep, L.etp);
+      return rank_params(in_.plan.blocks, in_.plan.stages, {in_.plan.schedule.stage_of(r, c)}, L.tp, L.ep, L.etp);
     };
     if (zero_ && !L.fsdp) {
       for (int c : in_pass_order(p_.first_forward)) add_gathers(r, c, params_of(c), p_.first_forward[ri][static_cast<std::size_t>(c)], nodes);
@@ -295,7 +295,7 @@ class DpWorkBuilder {
   }
 
   void add_gradients(int r, int c, const RankParams& params, std::size_t backward, DpRankNodes& nodes) {
-    const auto& L = in_.map.layout();
+    const auto& L = in_.plan.map.layout();
     const auto op = zero_ ? net::CollectiveOp::reducescatter : net::CollectiveOp::allreduce;
     const char* what = zero_ ? "reduce-scatter" : "all-reduce";
     std::vector<std::vector<double>> cuts;
@@ -328,11 +328,11 @@ class DpWorkBuilder {
   }
 
   void add_tail(int r, std::vector<GraphNodeId> deps, DpRankNodes& nodes) {
-    const auto& L = in_.map.layout();
+    const auto& L = in_.plan.map.layout();
     const auto& sc = in_.scenario;
-    const auto stage_ids = in_.schedule.stages_held(r);
-    const auto params = rank_params(in_.blocks, in_.stages, stage_ids, L.tp, L.ep, L.etp);
-    const auto update = optimizer_update(sc, L, in_.blocks, in_.stages, stage_ids, in_.cost);
+    const auto stage_ids = in_.plan.schedule.stages_held(r);
+    const auto params = rank_params(in_.plan.blocks, in_.plan.stages, stage_ids, L.tp, L.ep, L.etp);
+    const auto update = optimizer_update(sc, L, in_.plan.blocks, in_.plan.stages, stage_ids, in_.cost);
     const auto chain = [&](GraphNode n, std::string label) {
       n.rank = r;
       n.deps = deps;
@@ -383,14 +383,14 @@ class DpWorkBuilder {
         balancing::parse_balancer(sc.expert_load.balancer, "expert_load.balancer", sc.expert_load.bins));
     int moe_layers = 0;
     for (int s : stage_ids) {
-      for (int b : in_.stages[static_cast<std::size_t>(s)].blocks) {
-        moe_layers += model::has_expert_dispatch(in_.blocks[static_cast<std::size_t>(b)]) ? 1 : 0;
+      for (int b : in_.plan.stages[static_cast<std::size_t>(s)].blocks) {
+        moe_layers += model::has_expert_dispatch(in_.plan.blocks[static_cast<std::size_t>(b)]) ? 1 : 0;
       }
     }
     if (moe_layers == 0) return;
     const int experts = in_.spec.moe.routed_experts;
     // Each of the DP x CP ranks histograms its share of the step's tokens (1/CP of each sequence).
-    const double tokens_per_rank = in_.microbatches * in_.microbatch.tokens() / in_.map.layout().cp;
+    const double tokens_per_rank = in_.plan.microbatches * in_.plan.microbatch.tokens() / in_.plan.map.layout().cp;
     const double bytes = balancer->allreduce_bytes_per_layer(experts, tokens_per_rank * data_ranks_);
     if (balancer->bins() > 0) {
       GraphNode k;

@@ -53,10 +53,10 @@ namespace {
 
 // Memory of one GPU of pipeline rank `rank`, at the peak of the schedule.
 std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
-  const auto& L = in.map.layout();
-  const std::vector<int> stage_ids = in.schedule.stages_held(rank);
+  const auto& L = in.plan.map.layout();
+  const std::vector<int> stage_ids = in.plan.schedule.stages_held(rank);
   MemoryInputs m;
-  m.params = rank_params(in.blocks, in.stages, stage_ids, L.tp, L.ep, L.etp);
+  m.params = rank_params(in.plan.blocks, in.plan.stages, stage_ids, L.tp, L.ep, L.etp);
   m.dp = L.dp * L.cp;  // dense weights shard over DP x CP
   m.expert_dp = parallel::expert_dp(L);
   m.zero_stage = L.zero_stage;
@@ -68,8 +68,8 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
                            : *std::max_element(in.moe.layers.front().routed_factor.begin(),
                                                in.moe.layers.front().routed_factor.end());
   for (int s : stage_ids) {
-    for (int b : in.stages[static_cast<std::size_t>(s)].blocks) {
-      model::OpBlock blk = in.blocks[static_cast<std::size_t>(b)];
+    for (int b : in.plan.stages[static_cast<std::size_t>(s)].blocks) {
+      model::OpBlock blk = in.plan.blocks[static_cast<std::size_t>(b)];
       for (auto& op : blk.ops) {
         if (!op.routed) {
           dense += op.params;
@@ -90,9 +90,9 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
   const auto activations = model::activation_memory(mine, in.scenario.recompute);
   m.activations_per_microbatch = activations.kept;
   m.recompute_working_set = activations.recompute_peak;
-  m.microbatches_in_flight = L.schedule->microbatches_in_flight(L.pp, L.vpp, rank, in.microbatches);
+  m.microbatches_in_flight = L.schedule->microbatches_in_flight(L.pp, L.vpp, rank, in.plan.microbatches);
   // The all-to-all overlap's extra warm-up forward (parallel::merge_steady_state) keeps one more chunk pass in flight.
-  if (L.a2a_overlap) m.microbatches_in_flight = std::min(m.microbatches_in_flight + 1.0 / L.vpp, static_cast<double>(in.microbatches));
+  if (L.a2a_overlap) m.microbatches_in_flight = std::min(m.microbatches_in_flight + 1.0 / L.vpp, static_cast<double>(in.plan.microbatches));
   if (!in.moe.layers.empty()) {
     // Dispatch and combine receive buffers of one micro-batch, double-buffered.
     const auto& layer = in.moe.layers.front();
@@ -117,7 +117,7 @@ struct PassView {
 };
 
 PassView view_of(const AccountingInputs& in, int rank, const parallel::Pass& pass) {
-  const auto& s = in.schedule;
+  const auto& s = in.plan.schedule;
   auto get = [&](int stage, int second, workload::PassPart part) -> const PassRecord& {
     return in.passes.at({stage, second, static_cast<int>(part)});
   };
@@ -157,7 +157,7 @@ std::vector<MemoryShare> peak_rank_memory(const AccountingInputs& in) {
   // The layout fits only if every rank does. The critical (busiest) rank is often not the one holding the
   // most (DualPipe's first rank holds the embedding and the heads).
   std::vector<MemoryShare> peak;
-  for (int k = 0; k < in.schedule.ranks; ++k) {
+  for (int k = 0; k < in.plan.schedule.ranks; ++k) {
     auto shares = rank_memory(in, k);
     if (k == 0 || memory_total(shares) > memory_total(peak)) peak = std::move(shares);
   }
@@ -166,17 +166,17 @@ std::vector<MemoryShare> peak_rank_memory(const AccountingInputs& in) {
 
 StepResult describe_step(const AccountingInputs& in) {
   const auto& sc = in.scenario;
-  const auto& L = in.map.layout();
+  const auto& L = in.plan.map.layout();
   StepResult r;
   r.scenario = sc.name;
   r.model = in.spec.name;
   r.topology = in.topology.name();
   r.gpus = static_cast<std::int64_t>(in.topology.gpu_count());
   r.seed = sc.seed;
-  r.microbatches = in.microbatches;
+  r.microbatches = in.plan.microbatches;
   r.layout = {L.tp, L.pp, L.vpp, L.ep, L.cp, L.dp, parallel::expert_dp(L), L.zero_stage, L.etp,
               std::string(L.schedule->name) + (L.a2a_overlap ? "+a2a-overlap" : ""), sc.batch.micro_batch_seqs, sc.batch.seq_len,
-              model::to_string(sc.recompute), in.map.gpus_per_node(), parallel::group_placement(in.map)};
+              model::to_string(sc.recompute), in.plan.map.gpus_per_node(), parallel::group_placement(in.plan.map)};
   r.network_model = std::string(sc.network->name);
   r.scenario_yaml = sc.yaml_text;
   r.version = in.options.version;
@@ -189,7 +189,7 @@ StepResult describe_step(const AccountingInputs& in) {
 
 StepResult account_step(const AccountingInputs& in, StepResult described) {
   const auto& sc = in.scenario;
-  const auto& L = in.map.layout();
+  const auto& L = in.plan.map.layout();
   const auto& t = in.timeline;
   StepResult r = std::move(described);
   r.simulated_events = in.events;  // the description was taken before the passes ran
@@ -197,7 +197,7 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
   // The critical rank: the one whose step ends last (its optimizer update), the busiest of those.
   const auto rank_end = [&](int k) { return in.times.end[in.dp.ranks[static_cast<std::size_t>(k)].tail.back().first]; };
   int crit = 0;
-  for (int k = 1; k < in.schedule.ranks; ++k) {
+  for (int k = 1; k < in.plan.schedule.ranks; ++k) {
     const auto ki = static_cast<std::size_t>(k), ci = static_cast<std::size_t>(crit);
     if (rank_end(k) > rank_end(crit) || (rank_end(k) == rank_end(crit) && t.busy[ki] > t.busy[ci])) crit = k;
   }
@@ -257,7 +257,7 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
   // Link classes: every pass of every rank moves its group's bytes in each of the stage's groups.
   const double groups_per_stage = parallel::pass_blocks_per_stage(L);
   exec::LinkClassBytes step_bytes;
-  for (int k = 0; k < in.schedule.ranks; ++k) {
+  for (int k = 0; k < in.plan.schedule.ranks; ++k) {
     for (const auto& pt : t.per_rank[static_cast<std::size_t>(k)]) {
       const auto v = view_of(in, k, pt.pass);
       for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += v.bytes.bytes[c] * groups_per_stage;
@@ -269,7 +269,7 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
   }
   // Activation sends: the graph runs one pipeline's (its TP ranks' slices and gathers); every pipeline of the job
   // sends the same.
-  const double pipelines = static_cast<double>(in.map.gpus()) / (static_cast<double>(in.schedule.ranks) * L.tp);
+  const double pipelines = static_cast<double>(in.plan.map.gpus()) / (static_cast<double>(in.plan.schedule.ranks) * L.tp);
   for (exec::GraphNodeId n = 0; n < in.pipeline.graph.nodes.size(); ++n) {
     if (in.pipeline.graph.nodes[n].kind != exec::GraphNodeKind::send) continue;
     for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += in.times.bytes[n].bytes[c] * pipelines;
@@ -291,7 +291,7 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
   }
 
   if (in.options.trace) {
-    const int ranks = std::min(in.schedule.ranks, in.options.max_trace_ranks);
+    const int ranks = std::min(in.plan.schedule.ranks, in.options.max_trace_ranks);
     for (int k = 0; k < ranks; ++k) {
       for (const auto& pt : t.per_rank[static_cast<std::size_t>(k)]) {
         r.trace.push_back({k, "compute", pass_label(pt.pass), to_string(pt.pass.kind), pt.start.seconds(),

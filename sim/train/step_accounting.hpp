@@ -17,6 +17,7 @@
 #include "sim/train/step_result.hpp"
 #include "sim/train/step_simulator.hpp"
 #include "sim/train/dp_phase.hpp"
+#include "sim/train/step_plan.hpp"
 
 namespace k3::train {
 
@@ -37,16 +38,11 @@ struct AccountingInputs {
   const StepSpec& scenario;
   const model::ModelSpec& spec;
   const topo::Topology& topology;
-  const parallel::RankMapping& map;
-  const parallel::PipelineSchedule& schedule;
+  const StepPlan& plan;  // rank mapping, schedule, one micro-batch's ops, stages
   const parallel::PipelineTimeline& timeline;
-  const std::vector<model::OpBlock>& blocks;
-  const std::vector<parallel::StageBlocks>& stages;
   const PassMemo& passes;
   const cost::OpCostModel& cost;
   const exec::PassRunner& runner;
-  const model::MicroBatch& microbatch;
-  int microbatches;
   const workload::MoeSample& moe;
   double events;
   const StepOptions& options;

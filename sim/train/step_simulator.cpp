@@ -424,10 +424,8 @@ class StepRun {
   }
 
   AccountingInputs accounting_inputs() {
-    const StepPlan& p = *plan_;
-    return AccountingInputs{sc_,     spec_, topo_,   p.map,         p.schedule, timeline_, p.blocks, p.stages,
-                            passes_, cost_, runner_, p.microbatch, p.microbatches, moe_, events_, opt_,
-                            prov_,   pipeline_, times_, dp_};
+    return AccountingInputs{sc_,     spec_, topo_, *plan_,    timeline_, passes_, cost_,   runner_,
+                            moe_,    events_, opt_, prov_, pipeline_, times_, dp_};
   }
 
   const StepSpec& sc_;
