@@ -11,24 +11,12 @@
 #include "sim/parallel/parallel_layout.hpp"
 #include "sim/parallel/stage_split.hpp"
 #include "sim/train/step_result.hpp"
+#include "sim/train/optimizer_update.hpp"
 #include "sim/train/step_spec.hpp"
 
 namespace k3::train {
 
 struct AccountingInputs;
-
-// The optimizer update of the shard a pipeline rank holds (the stages `stage_ids`): memory-bound
-// element-wise work, plus Newton-Schulz for Muon. From the layout and the device alone (no timeline, no
-// network), so the step-time lower bound adds it too: every step ends with it on its critical rank.
-struct OptimizerUpdate {
-  double seconds = 0;
-  double muon_params = 0;        // Muon matrices' parameters on the GPU (divided by TP or EP)
-  double whole_head_params = 0;  // per-head matrices each DP rank owns whole heads of: no gather
-};
-OptimizerUpdate optimizer_update(const StepSpec& sc, const parallel::ParallelLayout& L,
-                                 const std::vector<model::OpBlock>& blocks,
-                                 const std::vector<parallel::StageBlocks>& stages, const std::vector<int>& stage_ids,
-                                 const cost::OpCostModel& cost);
 
 // What each pipeline rank's data-parallel work added to the step graph (add_dp_work).
 struct DpRankNodes {

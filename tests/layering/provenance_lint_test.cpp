@@ -37,7 +37,9 @@ const std::map<std::string, std::string> kStructural = {
 const char* const kFiles[] = {"sim/cost/cost_model.cpp",      "sim/cost/default_efficiencies.cpp",
                               "sim/net/network_factory.cpp",  "sim/exec/pass_runner.cpp",
                               "sim/train/step_simulator.cpp", "sim/train/step_accounting.cpp",
-                              "sim/train/dp_phase.cpp"};
+                              "sim/train/dp_phase.cpp",       "sim/train/optimizer_update.cpp",
+                              "sim/exec/graph_executor.cpp",  "sim/exec/pipeline_graph.cpp",
+                              "sim/train/step_plan.cpp",      "sim/train/step_setup.cpp"};
 
 // Calls whose arguments register numbers in the registry.
 const char* const kRegistering[] = {"prov.add(", "prov.add_exact(", "prov_.add(", "prov_.add_exact(",
