@@ -1,6 +1,5 @@
 #include "validate/validation.hpp"
 
-#include <algorithm>
 
 #include <fmt/format.h>
 
@@ -136,17 +135,18 @@ std::string validation_to_text(const ValidationReport& report) {
                        100.0 * report.cases_in_band / report.cases_with_band);
   }
   // Every published training run ran, so it fit in its GPUs' memory: a row over HBM is the memory model's error.
-  int training = 0;
+  int training = 0, fit = 0;
   std::string over;
   for (const auto& c : report.cases) {
     if (!c.has_memory) continue;
     ++training;
-    if (c.memory_bytes > c.hbm_bytes) {
+    if (c.memory_bytes <= c.hbm_bytes) {
+      ++fit;
+    } else {
       over += fmt::format("  {}: {:.1f} of {:.1f} GiB\n", c.name, c.memory_bytes / kGiB, c.hbm_bytes / kGiB);
     }
   }
   if (training > 0) {
-    const int fit = training - static_cast<int>(std::count(over.begin(), over.end(), '\n'));
     out += fmt::format("\nmemory: {} of {} published training runs fit in HBM as simulated (the most loaded GPU){}\n{}",
                        fit, training, over.empty() ? "" : "; over:", over);
   }

@@ -49,6 +49,11 @@ PassCuts merge_cuts(const std::vector<std::vector<double>>& groups) {
   return c;
 }
 
+// The parameters in bucket k of `params` split into buckets of `bucket` (the last one holds the rest).
+double bucket_share(double params, double bucket, std::size_t k) {
+  return std::min(params, bucket * static_cast<double>(k + 1)) - bucket * static_cast<double>(k);
+}
+
 // How many of `cuts` lie at or before `at`: the bucket a pass part starting at `at` is in.
 std::size_t bucket_at(const std::vector<double>& cuts, double at) {
   return static_cast<std::size_t>(std::count_if(cuts.begin(), cuts.end(), [&](double c) { return c <= at + kCutTolerance; }));
@@ -205,7 +210,7 @@ class DpWorkBuilder {
       if (!g->active(n)) continue;
       const std::size_t buckets = cuts.back().size() + 1;
       for (std::size_t k = 0; k < buckets; ++k) {
-        const double share = std::min(n, bucket * static_cast<double>(k + 1)) - bucket * static_cast<double>(k);
+        const double share = bucket_share(n, bucket, k);
         gathers.back().push_back(add_comm(r, *g, fmt::format("{} parameter all-gather chunk {} bucket {}", g->name, c, k),
                                           ring(net::CollectiveOp::allgather, g->gpus, share * 2.0), {}));
         nodes.param_gather.push_back(gathers.back().back());
@@ -244,7 +249,7 @@ class DpWorkBuilder {
       const double bucket = L.overlap_grad_reduce ? bucket_of(g, n, c) : n;
       const std::size_t buckets = L.overlap_grad_reduce ? cuts[gi].size() + 1 : 1;
       for (std::size_t k = 0; k < buckets; ++k) {
-        const double share = std::min(n, bucket * static_cast<double>(k + 1)) - bucket * static_cast<double>(k);
+        const double share = bucket_share(n, bucket, k);
         // Ready when the part that ends at the bucket's last parameter has run.
         const double ends = std::min(1.0, bucket * static_cast<double>(k + 1) / n);
         std::size_t part = parts.size() - 1;

@@ -296,6 +296,14 @@ class StepRun {
 
   using PassKey = std::tuple<int, int, int>;  // (stage, second stage or -1, PassPart)
 
+  // The pass program a scheduled pass of one stage is timed as: B-input passes as the whole backward (their cost is
+  // the backward less the weight part, parallel::pass_duration).
+  static workload::PassPart part_costed_as(parallel::PassKind kind) {
+    return kind == parallel::PassKind::forward  ? workload::PassPart::forward
+           : kind == parallel::PassKind::weight ? workload::PassPart::weight
+                                                : workload::PassPart::backward;
+  }
+
   // What the export calls the distinct pass of a class key.
   static std::string program_id(const PassKey& k) {
     const auto& [f_class, b_class, part] = k;
@@ -313,9 +321,7 @@ class StepRun {
         const int f_stage = s.stage_of(r, p.work.chunk);
         const PassKey key = p.kind == parallel::PassKind::forward_backward
                                 ? class_key(f_stage, s.stage_of(r, p.backward.chunk), workload::PassPart::backward)
-                            : p.kind == parallel::PassKind::forward ? class_key(f_stage, -1, workload::PassPart::forward)
-                            : p.kind == parallel::PassKind::weight  ? class_key(f_stage, -1, workload::PassPart::weight)
-                                                                    : class_key(f_stage, -1, workload::PassPart::backward);
+                                : class_key(f_stage, -1, part_costed_as(p.kind));
         pipeline_.graph.nodes[sp.node].program = program_id(key);
       }
     }
@@ -356,10 +362,7 @@ class StepRun {
       workload::append_stage_pass(program, ctx, plan_->stages[static_cast<std::size_t>(b_stage)], workload::PassPart::backward);
       return {std::move(program), forward_threads};
     }
-    const auto part = p.kind == parallel::PassKind::forward  ? workload::PassPart::forward
-                      : p.kind == parallel::PassKind::weight ? workload::PassPart::weight
-                                                             : workload::PassPart::backward;
-    auto program = program_of(rank, f_stage, -1, part);
+    auto program = program_of(rank, f_stage, -1, part_costed_as(p.kind));
     const int threads = static_cast<int>(program.threads.size());
     return {std::move(program), threads};
   }
