@@ -397,7 +397,9 @@ DpPhase dp_phase_of(const DpWork& work, const exec::PipelineGraph& pipeline, con
       d.breakdown.push_back({work.gradient_label, "communication", (tail_start - passes_end).seconds()});
     }
   }
-  for (const auto& [node, label] : nodes.tail) {
+  for (const auto& tail_node : nodes.tail) {
+    const GraphNodeId node = tail_node.first;
+    const std::string& label = tail_node.second;
     const double s = (times.end[node] - times.start[node]).seconds();
     const char* category = label == "optimizer step" ? "optimizer" : label.rfind("exposed", 0) == 0 ? "communication" : "compute";
     if (s <= 0) continue;
