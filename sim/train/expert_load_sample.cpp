@@ -110,4 +110,44 @@ workload::MoeSample sample_expert_load(workload::MoeSamplingSpec m, const worklo
   return sample;
 }
 
+StepExpertLoad sample_step_expert_load(const StepSpec& sc, const model::ModelSpec& spec, const StepPlan& plan,
+                                       int gpus_per_node, StepReuse* reuse, core::Provenance& prov) {
+  const auto& L = plan.map.layout();
+  if (L.ep <= 1 || !spec.has_moe()) {
+    if (sc.expert_load.kind == workload::ExpertLoadKind::state) (void)workload::read_balancer_state(sc.expert_load, spec);
+    return {};
+  }
+  const auto& mb = plan.microbatch;
+  workload::MoeSamplingSpec m;
+  m.model_name = spec.name;
+  m.experts = spec.moe.routed_experts;
+  m.top_k = spec.moe.experts_per_token;
+  m.width = spec.moe.expert_io_dim(spec.hidden);
+  m.group = plan.map.ep_group(plan.map.simulated_block(0).front());
+  m.gpus_per_node = gpus_per_node;
+  m.node_limit = sc.communication.node_limit;
+  m.copy_per_expert = sc.communication.alltoall == workload::AllToAllAlgorithm::deepep_ll;
+  m.dispatch_bytes_per_element = mb.dtypes.dispatch_bytes;
+  m.combine_bytes_per_element = mb.dtypes.combine_bytes;
+  m.tokens_per_gpu = mb.tokens() / (L.sequence_parallel ? L.tp : 1);  // sequence parallelism: 1/TP of the tokens
+  m.balanced = sc.expert_load.kind == workload::ExpertLoadKind::uniform;
+  m.balancer = sc.expert_load.balancer;
+  m.balancer_steps = sc.expert_load.steps;
+  m.balancer_tokens_per_rank = sc.expert_load.tokens_per_rank;
+  m.bins = sc.expert_load.bins;
+  m.seed = sc.seed;
+  m.state_at = sc.expert_load.state_at;
+  StepExpertLoad out;
+  out.sample = sample_expert_load(std::move(m), sc.expert_load, spec, reuse, prov);
+  for (const auto& stage : plan.stages) {
+    std::size_t i = 0;
+    for (int b : stage.blocks) {
+      if (!model::has_expert_dispatch(plan.blocks[static_cast<std::size_t>(b)])) continue;
+      out.by_block[b] = out.sample.layers[i++ % out.sample.layers.size()];
+    }
+  }
+  return out;
+}
+
 }  // namespace k3::train
+

@@ -60,8 +60,6 @@ struct StepOptions {
 StepResult simulate_step(const StepSpec& scenario, const model::ModelSpec& spec, const topo::Topology& topology,
                          const cost::CalibrationProfile* profile, const StepOptions& options = {});
 
-class StepRun;
-
 // simulate_step in two calls, so that a caller simulating several steps at once can run all their passes on
 // its threads together (exec::PassBatch; plan's flow recheck): the constructor builds the step up to its
 // passes (layout, expert load, memory, network scope) and throws as simulate_step does; passes() lists them,
@@ -81,7 +79,8 @@ class PreparedStep {
   StepResult finish();
 
  private:
-  std::unique_ptr<StepRun> run_;
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
 };
 
 // A lower bound of simulate_step's step time, from the pipeline schedule run on the compute of each pass alone

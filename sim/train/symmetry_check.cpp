@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/error.hpp"
 #include "sim/net/collectives/collective_plan.hpp"
 #include "sim/net/network_registry.hpp"
 
@@ -103,4 +104,36 @@ SymmetryCheckResult check_symmetry(const exec::PassRunner& runner, const topo::T
   return r;
 }
 
+SymmetryCheckResult choose_network_scope(const NetworkScopeOptions& options, const StepPlan& plan,
+                                         const std::shared_ptr<const workload::TrafficMatrix>& first_dispatch,
+                                         exec::PassRunner& runner, const topo::Topology& topology) {
+  SymmetryCheckResult symmetry;
+  symmetry.scope = options.scope == NetworkScope::automatic ? "auto" : options.scope == NetworkScope::block ? "block" : "fabric";
+  const auto& L = plan.map.layout();
+  if (L.ep <= 1 || first_dispatch == nullptr || options.scope == NetworkScope::block) return symmetry;
+  if (L.ep_spread) {
+    // A spread EP group is not a block of consecutive GPUs, which the copies are shifted by.
+    if (options.scope == NetworkScope::fabric)
+      throw core::InputError({options.source, "network_scope", 0}, "fabric needs EP groups of consecutive GPUs",
+                             "parallel.ep_spread: false with network_scope: fabric, or network_scope: auto or block");
+    return symmetry;
+  }
+  workload::CollectiveCall call;
+  call.kind = workload::CollectiveKind::dispatch;
+  call.gpus = plan.map.simulated_block(0);
+  call.matrix = first_dispatch;
+  call.group_size = plan.map.ep_shape().size;
+  call.group_stride = plan.map.ep_shape().stride;
+  const auto block = static_cast<int>(call.gpus.size());
+  const auto job = static_cast<std::int64_t>(topology.gpu_count());
+  const auto check = [&] { return check_symmetry(runner, topology, call, block, job); };
+  const StepReuse::SymmetryKey key{call.matrix.get(), call.gpus, call.group_size, call.group_stride, block};
+  symmetry = options.reuse != nullptr ? options.reuse->find_or_make(options.reuse->symmetry, key, check) : check();
+  symmetry.scope = options.scope == NetworkScope::fabric ? "fabric" : "auto";
+  symmetry.full_fabric = options.scope == NetworkScope::fabric || symmetry.difference() > kSymmetryBound;
+  if (symmetry.full_fabric) runner.use_full_fabric(block, job);
+  return symmetry;
+}
+
 }  // namespace k3::train
+

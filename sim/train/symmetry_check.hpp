@@ -9,9 +9,13 @@
 // blocks whose transfers cross a link the block's own cross are simulated beside it (a neighbour's
 // neighbours slow the neighbour, which the check does not follow further).
 #include <cstdint>
+#include <memory>
+#include <string>
 
 #include "sim/exec/pass_runner.hpp"
+#include "sim/train/step_plan.hpp"
 #include "sim/train/step_result.hpp"
+#include "sim/train/step_reuse.hpp"
 #include "sim/workload/pass_program.hpp"
 
 namespace k3::train {
@@ -22,5 +26,18 @@ inline constexpr double kSymmetryBound = 0.02;
 // the job (a multiple of it).
 SymmetryCheckResult check_symmetry(const exec::PassRunner& runner, const topo::Topology& topology,
                                    const workload::CollectiveCall& call, int block_gpus, std::int64_t job_gpus);
+
+struct NetworkScopeOptions {
+  NetworkScope scope = NetworkScope::automatic;  // network_scope as the scenario wrote it
+  std::string source;                            // the scenario file, named in errors
+  StepReuse* reuse = nullptr;                    // shares the check between runs of one band; may be null
+};
+
+// The step's network scope: `runner` runs every all-to-all over the whole fabric where the scenario asks for it or
+// where the check (on the first MoE layer's dispatch, `first_dispatch`; null without one) finds the block shortcut
+// off by more than kSymmetryBound. Throws core::InputError for fabric with spread EP groups.
+SymmetryCheckResult choose_network_scope(const NetworkScopeOptions& options, const StepPlan& plan,
+                                         const std::shared_ptr<const workload::TrafficMatrix>& first_dispatch, exec::PassRunner& runner,
+                                         const topo::Topology& topology);
 
 }  // namespace k3::train

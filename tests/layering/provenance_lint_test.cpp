@@ -39,7 +39,8 @@ const char* const kFiles[] = {"sim/cost/cost_model.cpp",      "sim/cost/default_
                               "sim/train/step_simulator.cpp", "sim/train/step_accounting.cpp",
                               "sim/train/dp_phase.cpp",       "sim/train/optimizer_update.cpp",
                               "sim/exec/graph_executor.cpp",  "sim/exec/pipeline_graph.cpp",
-                              "sim/train/step_plan.cpp",      "sim/train/step_setup.cpp"};
+                              "sim/train/step_plan.cpp",      "sim/train/step_setup.cpp",
+                              "sim/train/pass_context.cpp",   "sim/train/stage_passes.cpp"};
 
 // Calls whose arguments register numbers in the registry.
 const char* const kRegistering[] = {"prov.add(", "prov.add_exact(", "prov_.add(", "prov_.add_exact(",
