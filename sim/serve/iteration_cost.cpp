@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "model/ops.hpp"
+#include "sim/serve/two_batch_overlap.hpp"
 #include "sim/workload/pass_builder.hpp"
 
 namespace k3::serve {
@@ -78,14 +79,16 @@ IterationTime IterationCostModel::compute(const BatchShape& s) {
 
   // Layers of one kind cost the same: cost each kind once.
   std::map<std::tuple<int, std::string, int, int>, HalfCost> full, half;
-  bool filled = false;
+  std::vector<IterationStage> micro_batch;  // with two-batch overlap: one half batch's stages, every block in turn
+  bool communicates = false;
+  core::Seconds one_batch = 0;
   for (const auto& b : blocks) {
     int window = 0, chunk = 0;
     if (b.role == model::BlockRole::Layer) {
       const auto& l = spec_.layers[static_cast<std::size_t>(b.layer - 1)];
       window = l.window, chunk = l.attention_chunk;
     }
-    double repeats = 1;
+    int repeats = 1;
     if (b.role == model::BlockRole::Mtp) {
       // Each draft token runs the MTP block once, in decode steps only, costed at the verify shape: its weight and
       // KV reads are what a draft step reads, its math an upper bound (a draft step computes one token per
@@ -94,26 +97,25 @@ IterationTime IterationCostModel::compute(const BatchShape& s) {
       repeats = opt_.mtp_draft_tokens;
     }
     const auto key = std::make_tuple(static_cast<int>(b.role), b.kind, window, chunk);
-    const bool moe = model::has_expert_dispatch(b);
     auto cost_at = [&](auto& cache, double f) -> const HalfCost& {
       auto it = cache.find(key);
       if (it == cache.end()) it = cache.emplace(key, block_cost(b, s, f)).first;
       return it->second;
     };
     const HalfCost& c = cost_at(full, 1.0);
-    core::Seconds block_time = c.compute + c.comm;
-    if (moe && opt_.two_batch_overlap && c.comm > 0) {
+    communicates = communicates || (model::has_expert_dispatch(b) && c.comm > 0);
+    one_batch += repeats * (c.compute + c.comm);
+    if (opt_.two_batch_overlap) {
       const HalfCost& h = cost_at(half, 0.5);
-      block_time = 2 * std::max(h.compute, h.comm);
-      if (!filled) block_time += std::min(h.compute, h.comm);  // the first half waits, the last drains
-      filled = true;
+      for (int r = 0; r < repeats; ++r) micro_batch.insert(micro_batch.end(), h.stages.begin(), h.stages.end());
     }
-    total.total += repeats * block_time;
     total.attention += repeats * c.parts.attention;
     total.experts += repeats * c.parts.experts;
     total.other_compute += repeats * c.parts.other_compute;
     total.communication += repeats * c.parts.communication;
   }
+  // Two-batch overlap where there is an all-to-all to hide (SGLang enables it for MoE models over DeepEP).
+  total.total = opt_.two_batch_overlap && communicates ? two_batch_iteration(micro_batch, opt_.comm_sm_slowdown) : one_batch;
   return total;
 }
 
@@ -126,8 +128,17 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
   const auto& m = spec_.moe;
   const double experts = std::max(1, m.routed_experts), k = std::max(1, m.experts_per_token);
   const bool low_latency = s.prefill_tokens <= 0;
+  // One stage per run of compute between communication kernels, in the block's op order.
+  const auto stage = [&out](core::Seconds t, bool communication) {
+    if (!communication && !out.stages.empty() && !out.stages.back().communication) {
+      out.stages.back().seconds += t;
+    } else {
+      out.stages.push_back({t, communication});
+    }
+  };
   auto add = [&](const Op& op, core::Seconds t) {
     out.compute += t;
+    stage(t, false);
     switch (op.kind) {
       case OpKind::AttentionCore:
       case OpKind::KdaChunkScan: out.parts.attention += t; break;
@@ -151,6 +162,7 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
                                 per_gpu_tokens * node_hit * token_bytes);
       out.comm += t;
       out.parts.communication += t;
+      stage(t, true);
       continue;
     }
     if (raw.kind == OpKind::AttentionCore) {
@@ -227,6 +239,7 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
     const double t = 2 * tp_allreduce(rank_tokens * f * spec_.hidden * 2);
     out.comm += t;
     out.parts.communication += t;
+    stage(t, true);
   }
   return out;
 }

@@ -10,8 +10,8 @@
 //   weights of only the local experts some token chose (1 - exp(-copies per expert) of them);
 // - the dispatch and combine of every MoE layer timed as a DeepEP normal (prefill) or low-latency (decode)
 //   all-to-all on the instance's GPUs, alone on the network;
-// - two-batch overlap: the batch in two halves whose all-to-alls run under the other half's compute, so a
-//   MoE layer takes 2 max(compute, comm) of a half, plus one half's compute and comm to fill and drain.
+// - two-batch overlap: the batch in two halves, every block's compute and communication of each half simulated on
+//   one GPU's compute and communication streams, communication holding SMs while it runs (two_batch_overlap.hpp).
 // Times are memoised on the batch shape rounded to 1/32 of an octave (2.2%), so long traces stay fast; the
 // all-to-alls are simulated a quarter octave apart and interpolated.
 #include <map>
@@ -24,6 +24,7 @@
 #include "sim/cost/cost_model.hpp"
 #include "sim/net/network_factory.hpp"
 #include "sim/serve/serve_spec.hpp"
+#include "sim/serve/two_batch_overlap.hpp"
 #include "topologies/topology.hpp"
 
 namespace k3::serve {
@@ -53,6 +54,9 @@ struct InstanceCostOptions {
   const net::NetworkModelEntry* network = nullptr;
   net::LinkEfficiency efficiency;
   bool two_batch_overlap = true;
+  // Compute beside a running communication kernel is this many times slower (its SMs are held: 132 / 112 for
+  // DeepEP's 20 of an H100's 132); 1: communication takes no SMs.
+  double comm_sm_slowdown = 1;
   int mtp_draft_tokens = 0;           // decode verifies 1 + this many tokens per sequence per step
   double weight_bytes_per_param = 1;
   double dispatch_bytes_per_element = 1;
@@ -74,7 +78,11 @@ class IterationCostModel {
 
  private:
   IterationTime compute(const BatchShape& shape);
-  struct HalfCost { core::Seconds compute = 0, comm = 0; IterationTime parts; };
+  struct HalfCost {
+    core::Seconds compute = 0, comm = 0;
+    IterationTime parts;
+    std::vector<IterationStage> stages;  // compute and communication in the block's order
+  };
   HalfCost block_cost(const model::OpBlock& block, const BatchShape& s, double f);
   core::Seconds alltoall(double bytes_per_gpu, bool low_latency, double node_bytes);
   core::Seconds simulated_alltoall(int grid, bool low_latency, double node_ratio);

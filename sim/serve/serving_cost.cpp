@@ -1,16 +1,20 @@
 #include "sim/serve/serving_cost.hpp"
 
+#include <fmt/format.h>
+
+#include "sim/cost/measured_links.hpp"
 #include "sim/serve/request_stream.hpp"
 
 namespace k3::serve {
 
-InstanceCostOptions instance_cost_options(const ServeSpec& spec, const net::LinkEfficiency& efficiency,
-                                          const InstanceSpec& instance, std::vector<topo::GpuId> gpus, bool decode) {
+InstanceCostOptions instance_cost_options(const ServeSpec& spec, const ServingInputs& in, const InstanceSpec& instance,
+                                          std::vector<topo::GpuId> gpus, bool decode) {
   InstanceCostOptions o;
   o.instance = instance;
   o.gpus = std::move(gpus);
   o.network = spec.network;
-  o.efficiency = efficiency;
+  o.efficiency = in.efficiency;
+  o.comm_sm_slowdown = in.comm_sm_slowdown;
   o.two_batch_overlap = spec.scheduler.two_batch_overlap;
   o.mtp_draft_tokens = decode ? spec.workload.mtp_draft_tokens : 0;
   o.weight_bytes_per_param = spec.weight_bytes_per_param;
@@ -31,6 +35,19 @@ std::unique_ptr<ServingCost> make_serving_cost(const topo::Topology& topology, c
                                                   out->provenance);
   out->efficiency = net::register_link_figures(topology, out->provenance);
   out->efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(out->provenance);
+  // DeepEP's kernels hold their SMs while they run; under two-batch overlap the other micro-batch's compute runs on
+  // the rest. Memory-bound kernels lose less than their share of SMs: half that slowdown as the low end.
+  const int held = cost::kDeepepDefaultSms;
+  if (g.sms > held) {
+    const double proportional = static_cast<double>(g.sms) / (g.sms - held);
+    out->comm_sm_slowdown = out->provenance.add(
+        "compute.comm_sm_slowdown", proportional, 1 + 0.5 * (proportional - 1), proportional, "x",
+        core::SourceKind::assumption,
+        fmt::format("while a DeepEP kernel runs, compute beside it runs on the {} of {} SMs it leaves (DeepEP's "
+                    "default: deepseek-ai/DeepEP deep_ep/buffer.py, Buffer.num_sms = 20), slower in proportion; half "
+                    "of that slowdown as the low end",
+                    g.sms - held, g.sms));
+  }
   return out;
 }
 
@@ -39,7 +56,7 @@ namespace {
 IterationCostModel phase_model(const ServingInputs& in, const ServeSpec& spec, const InstanceSpec& is, bool decode) {
   std::vector<topo::GpuId> gpus;
   for (int g = 0; g < is.nodes * in.topology->gpus_per_node(); ++g) gpus.push_back(static_cast<topo::GpuId>(g));
-  return IterationCostModel(*in.model, *in.topology, *in.cost, instance_cost_options(spec, in.efficiency, is, gpus, decode));
+  return IterationCostModel(*in.model, *in.topology, *in.cost, instance_cost_options(spec, in, is, gpus, decode));
 }
 
 }  // namespace

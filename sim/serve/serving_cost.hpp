@@ -21,11 +21,12 @@ struct ServingInputs {
   const topo::Topology* topology = nullptr;
   const cost::OpCostModel* cost = nullptr;
   net::LinkEfficiency efficiency;   // links, and DeepEP's copy rate
+  double comm_sm_slowdown = 1;       // compute beside a running DeepEP kernel (InstanceCostOptions)
 };
 
 // The cost options of one instance of the deployment on `gpus` (whole nodes); decode instances verify the MTP drafts.
-InstanceCostOptions instance_cost_options(const ServeSpec& spec, const net::LinkEfficiency& efficiency,
-                                          const InstanceSpec& instance, std::vector<topo::GpuId> gpus, bool decode);
+InstanceCostOptions instance_cost_options(const ServeSpec& spec, const ServingInputs& in, const InstanceSpec& instance,
+                                          std::vector<topo::GpuId> gpus, bool decode);
 
 // The cost model and link figures made as a training step makes them: the GPU's datasheet peaks and default
 // efficiencies (or `profile`, may be null), the topology's achievable link rates and DeepEP's copy rate.
@@ -33,6 +34,7 @@ struct ServingCost {
   core::Provenance provenance;
   std::unique_ptr<cost::OpCostModel> cost;
   net::LinkEfficiency efficiency;
+  double comm_sm_slowdown = 1;  // registered: DeepEP's SMs held beside compute
 };
 // `overrides` moves registered numbers inside their ranges (one sample of an uncertainty band).
 std::unique_ptr<ServingCost> make_serving_cost(const topo::Topology& topology, const cost::CalibrationProfile* profile,

@@ -53,7 +53,7 @@ class ServingRun {
       for (int g = 0; g < is.nodes * gpn; ++g) inst.gpus.push_back(static_cast<topo::GpuId>(next_node * gpn + g));
       next_node += is.nodes;
       inst.ranks.resize(static_cast<std::size_t>(is.attention_dp));
-      const InstanceCostOptions o = instance_cost_options(spec_, in_.efficiency, is, inst.gpus, decode);
+      const InstanceCostOptions o = instance_cost_options(spec_, in_, is, inst.gpus, decode);
       try {
         inst.cost = std::make_unique<IterationCostModel>(*in_.model, topo, *in_.cost, o);
       } catch (const core::InputError& e) {
@@ -460,7 +460,7 @@ ServeResult simulate_serving(const ServingInputs& in, const ServeSpec& spec) {
 ServeResult simulate_serving(const model::ModelSpec& model, const topo::Topology& topology,
                              const cost::CalibrationProfile* profile, const ServeSpec& spec) {
   const auto c = make_serving_cost(topology, profile, spec);
-  return simulate_serving(ServingInputs{&model, &topology, c->cost.get(), c->efficiency}, spec);
+  return simulate_serving(ServingInputs{&model, &topology, c->cost.get(), c->efficiency, c->comm_sm_slowdown}, spec);
 }
 
 }  // namespace k3::serve

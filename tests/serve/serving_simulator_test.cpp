@@ -45,8 +45,9 @@ TEST(ServingSimulator, LoneRequestTtftIsOnePrefillIteration) {
   std::vector<k3::topo::GpuId> gpus;
   for (int g = 0; g < 16; ++g) gpus.push_back(static_cast<k3::topo::GpuId>(g));
   k3::serve::IterationCostModel m(in.inputs.model, *in.inputs.topology, *cost->cost,
-                                  k3::serve::instance_cost_options(in.spec, cost->efficiency, in.spec.deployment.prefill,
-                                                                   gpus, false));
+                                  k3::serve::instance_cost_options(in.spec, {&in.inputs.model, in.inputs.topology.get(), cost->cost.get(),
+                                                                             cost->efficiency, cost->comm_sm_slowdown},
+                                                                   in.spec.deployment.prefill, gpus, false));
   k3::serve::BatchShape s;
   s.prefill_tokens = 2000;
   s.prefill_pairs = 2000.0 * 2000 / 2;

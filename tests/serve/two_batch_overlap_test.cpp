@@ -1,0 +1,43 @@
+// Two-batch overlap on one GPU, derived by hand: two micro-batches share the compute stream and the communication
+// stream, and a running communication kernel slows the compute beside it.
+#include <gtest/gtest.h>
+
+#include "sim/serve/two_batch_overlap.hpp"
+
+namespace {
+
+using k3::serve::IterationStage;
+using k3::serve::two_batch_iteration;
+
+constexpr double kMs = 1e-3;
+
+TEST(TwoBatchOverlap, WithoutCommunicationTheComputeRunsBackToBack) {
+  // 3 ms, an all-to-all that takes no time, 2 ms: each micro-batch computes 5 ms on the one stream, 10 ms in all.
+  const std::vector<IterationStage> stages{{3 * kMs, false}, {0, true}, {2 * kMs, false}};
+  EXPECT_NEAR(two_batch_iteration(stages, 132.0 / 112.0), 10 * kMs, 1e-12);
+}
+
+TEST(TwoBatchOverlap, WithoutComputeTheCommunicationRunsBackToBack) {
+  // 4 ms and 1 ms of communication per micro-batch, one kernel at a time: 10 ms.
+  const std::vector<IterationStage> stages{{4 * kMs, true}, {1 * kMs, true}};
+  EXPECT_NEAR(two_batch_iteration(stages, 1.0), 10 * kMs, 1e-12);
+}
+
+TEST(TwoBatchOverlap, CommunicationHidesUnderTheOtherMicroBatchsCompute) {
+  // Each micro-batch: 2 ms compute, a 1 ms all-to-all, 2 ms compute. With no SMs held:
+  //   A compute 0-2; A all-to-all 2-3 under B's first compute 2-4; A's second compute 4-6 under B's all-to-all
+  //   4-5; B's second compute 6-8. 8 ms against 10 without overlap: the communication is hidden.
+  const std::vector<IterationStage> stages{{2 * kMs, false}, {1 * kMs, true}, {2 * kMs, false}};
+  EXPECT_NEAR(two_batch_iteration(stages, 1.0), 8 * kMs, 1e-12);
+  // DeepEP holding 24 of 132 SMs: the compute under each all-to-all runs at 108/132 of full speed for its 1 ms,
+  // so it drains 108/132 ms of work there, and ends 1 - 108/132 = 24/132 ms later. Twice: 8 + 2 x 24/132 ms.
+  EXPECT_NEAR(two_batch_iteration(stages, 132.0 / 108.0), (8 + 2 * 24.0 / 132.0) * kMs, 1e-11);
+}
+
+TEST(TwoBatchOverlap, AQueuedKernelWaitsForTheOneBefore) {
+  // 1 ms compute then a 5 ms all-to-all: A's runs 1-6, B's (issued at 2) waits for it and runs 6-11.
+  const std::vector<IterationStage> stages{{1 * kMs, false}, {5 * kMs, true}};
+  EXPECT_NEAR(two_batch_iteration(stages, 1.0), 11 * kMs, 1e-12);
+}
+
+}  // namespace
