@@ -52,6 +52,7 @@ nlohmann::json serve_to_json(const serve::ServeResult& r) {
                      {"output_tokens_per_s_per_decode_node", r.output_tokens_per_s_per_decode_node}};
   j["ttft"] = stats_json(r.ttft);
   j["tpot"] = stats_json(r.tpot);
+  j["decode_wait"] = stats_json(r.decode_wait);
   j["e2e_latency"] = stats_json(r.e2e);
   j["slo"] = {{"ttft_s", r.slo_ttft_s}, {"tpot_s", r.slo_tpot_s}};
   j["goodput_requests_per_s"] = r.goodput_requests_per_s;
@@ -100,6 +101,7 @@ std::string serve_to_text(const serve::ServeResult& r) {
   stats("TTFT", r.ttft);
   if (r.tpot.max > 0) {
     stats("TPOT", r.tpot);
+    stats("  after prefill", r.decode_wait);
   } else {
     line("TPOT              none: every measured request ended with its first token");
   }

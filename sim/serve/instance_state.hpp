@@ -20,6 +20,7 @@ struct Req {
   Request r;
   double done = 0;          // prompt tokens in the cache: prefix hits, then computed chunks
   double first_token = -1, finish = -1;
+  double decode_start = -1;  // the first decode iteration that runs it starts (after the KV transfer and any wait)
   core::Bytes prefill_bytes = 0, decode_bytes = 0;  // KV reserved per GPU on each side
   long start_step = 0, finish_step = 0;
   int prefill_instance = -1, prefill_rank = -1;

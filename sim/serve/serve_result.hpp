@@ -46,7 +46,10 @@ struct ServeResult {
   double input_tokens_per_s_per_node = 0, output_tokens_per_s_per_node = 0;  // over all nodes
   // Per node of the phase that does the work (disaggregated): what SGLang's and DeepSeek's figures quote.
   double input_tokens_per_s_per_prefill_node = 0, output_tokens_per_s_per_decode_node = 0;
-  LatencyStats ttft, tpot, e2e;
+  // TTFT: arrival to the first token as the client gets it, from the decode side where the deployment is
+  // disaggregated; decode_wait: its part after the prefill (the KV transfer, waiting for decode KV space or a batch
+  // slot; zero colocated); TPOT: per output token after the first, over the decode iterations that ran the request.
+  LatencyStats ttft, tpot, decode_wait, e2e;
   double slo_ttft_s = 0, slo_tpot_s = 0;
   double goodput_requests_per_s = 0;     // measured requests meeting both SLOs, per second of window
   double slo_attainment = 0;             // their share of the measured requests
