@@ -52,6 +52,25 @@ TEST(ServeScenario, OutOfRangeValuesNameTheirKey) {
   EXPECT_EQ(error_of(yaml).where().key, "workload.arrival.kind");
 }
 
+TEST(ServeScenario, StreamsBeyondTheSizeLimitsAreRefusedUpFront) {
+  // 1e9 requests/s for 10 s: 1e10 requests, a thousand times the 1e7 limit; the largest rate for 10 s is 1e6.
+  auto e = error_of(k3::test::small_serving_yaml(
+      "workload:\n  arrival: {kind: poisson, rate_per_s: 1e9}\n  prompt_tokens: 100\n  output_tokens: 10\n"
+      "  duration_s: 10\n"));
+  EXPECT_EQ(e.where().key, "workload.duration_s");
+  EXPECT_NE(e.allowed().find("arrival.rate_per_s at most 1.00M"), std::string::npos) << e.allowed();
+  // 1e7 s of arrivals: past the 1e6 s the 64-bit picosecond clock leaves room for, whatever the rate.
+  e = error_of(k3::test::small_serving_yaml(
+      "workload:\n  arrival: {kind: closed_loop, concurrency: 4}\n  prompt_tokens: 100\n  output_tokens: 10\n"
+      "  duration_s: 1e7\n"));
+  EXPECT_EQ(e.where().key, "workload.duration_s");
+  // At the limit itself both are accepted: 1e6 requests/s for 10 s.
+  EXPECT_NO_THROW(k3::input::parse_serve_scenario(
+      k3::test::small_serving_yaml("workload:\n  arrival: {kind: poisson, rate_per_s: 1e6}\n  prompt_tokens: 100\n"
+                                   "  output_tokens: 10\n  duration_s: 10\n"),
+      "ok.yaml"));
+}
+
 TEST(ServeScenario, ColocatedTakesOneInstanceType) {
   const std::string yaml =
       "model: deepseek-v3\ncluster: {topology: h100-rail, nodes: 4}\n"
