@@ -183,7 +183,7 @@ ServeScenario parse_serve_scenario(const std::string& yaml_text, const std::stri
   YAML::Node root = doc.node();
   for (const auto& o : overrides) apply_override(root, o);
   doc.allow_only({"name", "description", "seed", "model", "cluster", "network", "profile", "precision", "deployment",
-                  "workload", "scheduler", "slo", "price_per_gpu_hour"});
+                  "workload", "scheduler", "slo", "price_per_gpu_hour", "kernel_tables"});
   ServeScenario out;
   auto& s = out.spec;
   auto& b = out.base;
@@ -196,6 +196,7 @@ ServeScenario parse_serve_scenario(const std::string& yaml_text, const std::stri
     s.network = core::find_entry(net::network_models(), n->as_enum(core::entry_name_list(net::network_models())));
   }
   if (auto p = doc.find("profile")) b.profile = resolve_relative(p->as_string(), source_name);
+  if (auto k = doc.find("kernel_tables")) s.roofline_kernels = k->as_enum({"measured", "roofline"}) == "roofline";
   if (auto p = doc.find("precision")) {
     p->allow_only({"gemm", "weights", "dispatch", "combine"});
     if (auto g = p->find("gemm")) {

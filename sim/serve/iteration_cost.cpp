@@ -37,6 +37,14 @@ Op scale_tokens(const Op& op, double f) {
 
 bool is_loss(const Op& op) { return op.name.find("cross_entropy") != std::string::npos; }
 
+// A decode step's attention or state update reads a cache or a state per sequence: a memory-bound kernel (FlashMLA,
+// KDA's recurrent step) that no measured table describes (they time prefill and training shapes), so it is priced
+// by its math and bytes alone: without the shape the tables are looked up by.
+Op priced_by_roofline(Op op) {
+  op.shape = model::ElementwiseShape{};
+  return op;
+}
+
 }  // namespace
 
 IterationCostModel::IterationCostModel(const model::ModelSpec& spec, const topo::Topology& topology,
@@ -173,11 +181,19 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
       p.read_bytes = s.prefill_tokens * f * heads * (2.0 * a.qk_dim + a.v_dim) * 2;
       p.write_bytes = s.prefill_tokens * f * heads * a.v_dim * 2;
       p.weight_bytes = 0;
+      // The kernel's shape for the measured tables: causal sequences whose pairs and tokens are the batch's (n
+      // sequences of L tokens hold n L^2 / 2 pairs and n L tokens, so L = 2 pairs / tokens), heads on one TP rank.
+      if (s.prefill_tokens > 0) {
+        auto& shape = std::get<model::AttentionShape>(p.shape);
+        shape.heads = static_cast<int>(heads);
+        shape.seq = std::clamp(2 * s.prefill_pairs / s.prefill_tokens, 1.0, s.prefill_tokens * f);
+        shape.sequences = s.prefill_tokens * f / shape.seq;
+      }
       if (p.fwd_flops > 0) add(p, cost_.time(p).fwd);
       double context = s.decode_context * f;
       const double cap = a.window > 0 ? a.window : a.chunk;
       if (cap > 0) context = std::min(context, s.decode_sequences * f * cap);
-      Op d = p;
+      Op d = priced_by_roofline(p);
       if (a.kind == model::AttentionKind::MLA) {
         // Absorbed decode: every head attends over the shared latent (kv_lora + rope) and returns kv_lora wide.
         const double latent = spec_.mla.kv_lora_rank + spec_.mla.qk_rope_head_dim;
@@ -202,7 +218,7 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
       if (s.decode_sequences > 0) {
         // Recurrent form per token and head: decay (d^2), k^T S (2 d^2), the delta-rule rank-1 update (2 d^2),
         // q^T S (2 d^2); the fp32 state is read and written once per step.
-        Op d = raw;
+        Op d = priced_by_roofline(raw);
         const double state = heads * sc.d_k * sc.d_v;
         d.fwd_flops = 7 * state * s.decode_sequences * f * q;
         d.read_bytes = d.write_bytes = state * 4 * s.decode_sequences * f;

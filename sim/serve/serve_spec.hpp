@@ -82,6 +82,9 @@ struct ServeSpec {
   SchedulerSpec scheduler;
   Slo slo;
   cost::Precision gemm_precision = cost::Precision::fp8;
+  // kernel_tables: roofline. Otherwise GEMMs, expert GEMMs and prefill attention are priced from the kernel latencies
+  // measured on the GPU type (SGLang's own kernels, cost/measured_kernels.hpp), as a training step's are.
+  bool roofline_kernels = false;
   double weight_bytes_per_param = 1;     // FP8 checkpoints (DeepSeek-V3, K3 serving) hold one byte per weight
   double dispatch_bytes_per_element = 1 + 4.0 / 128;  // FP8 with fp32 scales per 128, BF16 combine (DeepEP)
   double combine_bytes_per_element = 2;

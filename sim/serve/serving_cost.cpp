@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/cost/kernel_table_import.hpp"
 #include "sim/cost/measured_links.hpp"
 #include "sim/serve/request_stream.hpp"
 
@@ -31,8 +32,9 @@ std::unique_ptr<ServingCost> make_serving_cost(const topo::Topology& topology, c
   const auto& g = topology.gpu_type();
   const cost::DeviceModel device{g.name, g.bf16_flops_per_s, g.fp8_flops_per_s, g.hbm_bytes_per_s, g.sms,
                                  g.source, g.mxfp8_flops_per_s, g.nvfp4_flops_per_s};
-  out->cost = std::make_unique<cost::OpCostModel>(device, profile, spec.gemm_precision, cost::KernelChoice{},
-                                                  out->provenance);
+  cost::KernelChoice kernels;
+  if (!spec.roofline_kernels) kernels.measured = cost::shipped_kernel_tables_of(g.name);
+  out->cost = std::make_unique<cost::OpCostModel>(device, profile, spec.gemm_precision, kernels, out->provenance);
   out->efficiency = net::register_link_figures(topology, out->provenance);
   out->efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(out->provenance);
   // DeepEP's kernels hold their SMs while they run; under two-batch overlap the other micro-batch's compute runs on
