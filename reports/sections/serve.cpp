@@ -114,6 +114,23 @@ void add_result_sections(Report& report, const nlohmann::json& r, const std::str
   ph.table(t);
 }
 
+// Whether the deployment meets its SLO, what share of requests does, each P99 against its target, and the price.
+std::vector<std::string> serve_verdict(const nlohmann::json& r, const std::string& where) {
+  const double ttft = at(r, "/ttft/p99_s"), tpot = at(r, "/tpot/p99_s");
+  const double ttft_slo = at(r, "/slo/ttft_s"), tpot_slo = at(r, "/slo/tpot_s");
+  const bool met = ttft <= ttft_slo && tpot <= tpot_slo;
+  const auto ms = [](double s) { return display_number(1e3 * s) + " ms"; };
+  std::vector<std::string> out;
+  out.push_back(fmt::format("{} {}: {}% of requests meet TTFT <= {} and TPOT <= {}.",
+                            met ? "The SLO is met at P99" : "The SLO is not met at P99", where,
+                            display_number(100 * at(r, "/slo_attainment")), ms(ttft_slo), ms(tpot_slo)));
+  out.push_back(fmt::format("P99 TTFT {} ({} the target); P99 TPOT {} ({} the target).", ms(ttft),
+                            ttft <= ttft_slo ? "within" : "over", ms(tpot), tpot <= tpot_slo ? "within" : "over"));
+  if (r.contains("usd_per_million_output_tokens"))
+    out.push_back(fmt::format("${} per 1M output tokens.", display_number(at(r, "/usd_per_million_output_tokens"))));
+  return out;
+}
+
 }  // namespace
 
 void write_serve_report(const std::string& path, const nlohmann::json& serve, RunInfo info) {
@@ -137,8 +154,9 @@ void write_serve_report(const std::string& path, const nlohmann::json& serve, Ru
   const std::string where = curve ? fmt::format("at {} requests/s (most goodput)", display_number(
                                                     serve.at("curve")[best].at("rate_per_s").get<double>()))
                                   : fmt::format("at {} requests/s", display_number(r.at("arrival_rate_per_s").get<double>()));
-  report.add_section("summary", "Summary")
-      .cards({{"Output per node", at(r, "/throughput/output_tokens_per_s_per_node"), "tokens/s",
+  auto& summary = report.add_section("summary", "Summary");
+  summary.verdict(serve_verdict(r, where));
+  summary.cards({{"Output per node", at(r, "/throughput/output_tokens_per_s_per_node"), "tokens/s",
                k + "throughput/output_tokens_per_s_per_node", where},
               {"Input per node", at(r, "/throughput/input_tokens_per_s_per_node"), "tokens/s",
                k + "throughput/input_tokens_per_s_per_node", "prompt tokens prefilled"},
