@@ -7,6 +7,7 @@
 
 #include "cli/commands/planned_scenario.hpp"
 #include "core/error.hpp"
+#include "core/quantity.hpp"
 #include "core/text_file.hpp"
 #include "core/version.hpp"
 #include "reports/sections/plan.hpp"
@@ -22,10 +23,10 @@ void print_serve_plan(const ServePlanCliOptions& o, const sweep::ServePlanResult
   const auto& g = r.goal;
   fmt::print("{}: {:g} requests/s (Poisson), TTFT <= {:.3f} s and TPOT <= {:.1f} ms for {:.0f}% of requests\n", o.scenario,
              g.rate_per_s, g.ttft_s, 1e3 * g.tpot_s, 100 * g.attainment);
-  fmt::print("the stream: {} requests, mean prompt {:.0f} tokens, mean output {:.0f} tokens; {:.4g} prompt tokens/s to "
-             "compute, {:.4g} output tokens/s\n",
-             r.demand.requests, r.demand.mean_prompt_tokens, r.demand.mean_output_tokens, r.demand.prompt_tokens_per_s,
-             r.demand.output_tokens_per_s);
+  fmt::print("the stream: {} requests, mean prompt {:.0f} tokens, mean output {:.0f} tokens; {} prompt tokens/s to "
+             "compute, {} output tokens/s\n",
+             r.demand.requests, r.demand.mean_prompt_tokens, r.demand.mean_output_tokens,
+             core::format_count(r.demand.prompt_tokens_per_s), core::format_count(r.demand.output_tokens_per_s));
   for (const auto& t : r.tried) {
     std::size_t pruned = 0;
     for (const auto& [rule, c] : t.pruned) pruned += c.candidates;

@@ -40,13 +40,13 @@ void serve_verdict(Section& s, const nlohmann::json& j) {
 void sizes(Report& report, const nlohmann::json& j) {
   auto& s = report.add_section("ladder", "Node counts climbed");
   const auto& d = j.at("demand");
-  s.paragraph(fmt::format("The stream: {} requests, mean prompt {:.0f} tokens and output {:.0f} tokens, {:.4g} prompt "
-                          "tokens/s to compute and {:.4g} output tokens/s. Rules refuse a deployment without simulating "
+  s.paragraph(fmt::format("The stream: {} requests, mean prompt {:.0f} tokens and output {:.0f} tokens, {} prompt "
+                          "tokens/s to compute and {} output tokens/s. Rules refuse a deployment without simulating "
                           "it when its weights or the largest request do not fit, when one sequence per rank decodes "
                           "slower than the TPOT, or when a phase at its largest batch carries fewer tokens/s than the stream.",
                           d.at("requests").get<std::size_t>(), d.at("mean_prompt_tokens").get<double>(),
-                          d.at("mean_output_tokens").get<double>(), d.at("prompt_tokens_per_s").get<double>(),
-                          d.at("output_tokens_per_s").get<double>()));
+                          d.at("mean_output_tokens").get<double>(), display_number(d.at("prompt_tokens_per_s").get<double>()),
+                          display_number(d.at("output_tokens_per_s").get<double>())));
   BarChart chart;
   chart.title = "Best SLO attainment at each node count";
   chart.category_label = "Nodes";
