@@ -186,7 +186,7 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
       if (s.prefill_tokens > 0) {
         auto& shape = std::get<model::AttentionShape>(p.shape);
         shape.heads = static_cast<int>(heads);
-        shape.seq = std::clamp(2 * s.prefill_pairs / s.prefill_tokens, 1.0, s.prefill_tokens * f);
+        shape.seq = std::clamp(2 * s.prefill_pairs / s.prefill_tokens, 1.0, std::max(1.0, s.prefill_tokens * f));
         shape.sequences = s.prefill_tokens * f / shape.seq;
       }
       if (p.fwd_flops > 0) add(p, cost_.time(p).fwd);
