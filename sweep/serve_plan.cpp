@@ -129,7 +129,7 @@ class ShapeBounds {
     }
     serve::ServeSpec s = spec_;
     s.deployment.prefill = s.deployment.decode = b.instance;
-    const serve::ServingInputs si{&in_.inputs.model, in_.inputs.topology.get(), cost_->cost.get(), cost_->efficiency, cost_->comm_sm_slowdown};
+    const serve::ServingInputs si = cost_->inputs(in_.inputs.model, *in_.inputs.topology);
     if (role != Role::decode) {
       b.prefill_tokens_per_s = serve::prefill_rate(si, s, spec_.scheduler.prefill_token_budget, demand_.mean_prompt_tokens)
                                    .tokens_per_s_per_node * nodes;

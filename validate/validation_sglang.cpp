@@ -27,7 +27,7 @@ std::vector<ValidationCase> validate_sglang(const ValidationPaths& paths, std::v
   const auto table = read_published_csv(paths.data_dir + "/sglang-deepseek-96xh100-serving.csv");
   const auto in = input::load_serve_inputs(paths.scenario_dir + "/serving/deepseek-v3-h100-96-serving.yaml", {});
   const auto cost = serve::make_serving_cost(*in.inputs.topology, in.inputs.profile_or_null(), in.spec);
-  const serve::ServingInputs serving{&in.inputs.model, in.inputs.topology.get(), cost->cost.get(), cost->efficiency, cost->comm_sm_slowdown};
+  const serve::ServingInputs serving = cost->inputs(in.inputs.model, *in.inputs.topology);
   // The band: the same phase with the registered numbers it reads (GPU efficiencies, link rates, DeepEP's copy
   // rate) moved inside their ranges.
   std::vector<std::unique_ptr<serve::ServingCost>> sampled;

@@ -72,6 +72,12 @@ DefaultEfficiencies default_efficiencies(const std::string& gpu_name, Bf16GemmKe
 // run uses that format (default_efficiencies.cpp).
 SourcedFraction block_scaled_gemm_efficiency(Precision precision, const std::string& gpu_name, core::Provenance& prov);
 
+// How much slower compute runs beside a communication kernel holding `held_sms` of the GPU's `gpu_sms` SMs: in
+// proportion to the SMs it leaves, half of that slowdown as the low end (memory-bound kernels lose less than their
+// share of SMs), registered as compute.comm_sm_slowdown with `source`; 1 (nothing registered) when no SMs are held
+// or the kernel would hold them all (default_efficiencies.cpp).
+double comm_sm_slowdown(int gpu_sms, int held_sms, const std::string& source, core::Provenance& prov);
+
 // How attention is computed. `flash`: one fused kernel that never writes the score matrix
 // (FlashAttention). `unfused`: as Megatron-LM did in 2021 (SC21 section 4.2): batched GEMMs write the full
 // seq x seq score matrix (the causal mask only zeroes half of it), a fused scale-mask-softmax kernel reads

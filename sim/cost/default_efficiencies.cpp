@@ -142,4 +142,11 @@ SourcedFraction block_scaled_gemm_efficiency(Precision precision, const std::str
                             " is not a block-scaled format");
 }
 
+double comm_sm_slowdown(int gpu_sms, int held_sms, const std::string& source, core::Provenance& prov) {
+  if (held_sms <= 0 || gpu_sms <= held_sms) return 1;
+  const double proportional = static_cast<double>(gpu_sms) / (gpu_sms - held_sms);
+  return prov.add("compute.comm_sm_slowdown", proportional, 1 + 0.5 * (proportional - 1), proportional, "x",
+                  SourceKind::assumption, source);
+}
+
 }  // namespace k3::cost

@@ -38,18 +38,15 @@ std::unique_ptr<ServingCost> make_serving_cost(const topo::Topology& topology, c
   out->efficiency = net::register_link_figures(topology, out->provenance);
   out->efficiency.sm_copy_nvlink = net::register_deepep_copy_rate(out->provenance);
   // DeepEP's kernels hold their SMs while they run; under two-batch overlap the other micro-batch's compute runs on
-  // the rest. Memory-bound kernels lose less than their share of SMs: half that slowdown as the low end.
+  // the rest.
   const int held = cost::kDeepepDefaultSms;
-  if (g.sms > held) {
-    const double proportional = static_cast<double>(g.sms) / (g.sms - held);
-    out->comm_sm_slowdown = out->provenance.add(
-        "compute.comm_sm_slowdown", proportional, 1 + 0.5 * (proportional - 1), proportional, "x",
-        core::SourceKind::assumption,
-        fmt::format("while a DeepEP kernel runs, compute beside it runs on the {} of {} SMs it leaves (DeepEP's "
-                    "default: deepseek-ai/DeepEP deep_ep/buffer.py, Buffer.num_sms = 20), slower in proportion; half "
-                    "of that slowdown as the low end",
-                    g.sms - held, g.sms));
-  }
+  out->comm_sm_slowdown = cost::comm_sm_slowdown(
+      g.sms, held,
+      fmt::format("while a DeepEP kernel runs, compute beside it runs on the {} of {} SMs it leaves (DeepEP's default: "
+                  "deepseek-ai/DeepEP deep_ep/buffer.py, Buffer.num_sms = 20), slower in proportion; half of that "
+                  "slowdown as the low end",
+                  g.sms - held, g.sms),
+      out->provenance);
   return out;
 }
 

@@ -35,6 +35,11 @@ struct ServingCost {
   std::unique_ptr<cost::OpCostModel> cost;
   net::LinkEfficiency efficiency;
   double comm_sm_slowdown = 1;  // registered: DeepEP's SMs held beside compute
+
+  // What a serving run of `model` on `topology` is costed with (both must outlive the inputs, as this must).
+  ServingInputs inputs(const model::ModelSpec& model, const topo::Topology& topology) const {
+    return {&model, &topology, cost.get(), efficiency, comm_sm_slowdown};
+  }
 };
 // `overrides` moves registered numbers inside their ranges (one sample of an uncertainty band).
 std::unique_ptr<ServingCost> make_serving_cost(const topo::Topology& topology, const cost::CalibrationProfile* profile,

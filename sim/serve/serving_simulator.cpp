@@ -468,7 +468,7 @@ ServeResult simulate_serving(const ServingInputs& in, const ServeSpec& spec) {
 ServeResult simulate_serving(const model::ModelSpec& model, const topo::Topology& topology,
                              const cost::CalibrationProfile* profile, const ServeSpec& spec) {
   const auto c = make_serving_cost(topology, profile, spec);
-  return simulate_serving(ServingInputs{&model, &topology, c->cost.get(), c->efficiency, c->comm_sm_slowdown}, spec);
+  return simulate_serving(c->inputs(model, topology), spec);
 }
 
 }  // namespace k3::serve

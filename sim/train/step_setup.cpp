@@ -70,20 +70,15 @@ exec::PassRunnerConfig make_step_runner_config(const StepSpec& sc, const topo::T
         "DeepEP-style all-to-all: each NIC copy is sent in 4 chunks whose NVLink forwarding starts as each "
         "arrives (deepseek-ai/DeepEP overlaps the RDMA and NVLink stages; the chunk count is assumed)"));
   }
-  const int sms = topo.gpu_type().sms;
-  if (sc.communication.comm_sms > 0 && sms > sc.communication.comm_sms) {
-    // While a communication kernel runs on a GPU it holds these SMs (DeepSeek-V3: 20 of 132), so compute
-    // beside it runs on the rest; execute_pass applies the slowdown only while one runs.
-    // Memory-bound kernels lose less than their share of SMs, so anywhere from half that slowdown to all
-    // of it is plausible.
-    const double proportional = static_cast<double>(sms) / (sms - sc.communication.comm_sms);
-    c.comm_sm_slowdown = prov.add("compute.comm_sm_slowdown", proportional, 1 + 0.5 * (proportional - 1),
-                                  proportional, "x", core::SourceKind::assumption,
-                                  fmt::format("while a communication kernel runs on its GPU, compute runs on the {} of "
-                                              "{} SMs it leaves (DeepSeek-V3, arXiv:2412.19437 section 3.2.2: 20 "
-                                              "of 132), slower in proportion; half of that slowdown as the low end",
-                                              sms - sc.communication.comm_sms, sms));
-  }
+  // While a communication kernel runs on a GPU it holds these SMs (DeepSeek-V3: 20 of 132), so compute beside it
+  // runs on the rest; execute_pass applies the slowdown only while one runs.
+  const int sms = topo.gpu_type().sms, held = sc.communication.comm_sms;
+  c.comm_sm_slowdown = cost::comm_sm_slowdown(
+      sms, held,
+      fmt::format("while a communication kernel runs on its GPU, compute runs on the {} of {} SMs it leaves (DeepSeek-V3, "
+                  "arXiv:2412.19437 section 3.2.2: 20 of 132), slower in proportion; half of that slowdown as the low end",
+                  sms - held, sms),
+      prov);
   return c;
 }
 

@@ -45,8 +45,7 @@ TEST(ServingSimulator, LoneRequestsTakeOnePrefillThenOneDecodeIterationPerToken)
   const auto r = run(in);
   ASSERT_GT(r.measured, 5);
   const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
-  const k3::serve::ServingInputs serving{&in.inputs.model, in.inputs.topology.get(), cost->cost.get(), cost->efficiency,
-                                         cost->comm_sm_slowdown};
+  const auto serving = cost->inputs(in.inputs.model, *in.inputs.topology);
   // The prefill instance on GPUs 0-15, the decode one on 16-31.
   const auto model_of = [&](const k3::serve::InstanceSpec& instance, int first_gpu, bool decode) {
     std::vector<k3::topo::GpuId> gpus;
