@@ -150,4 +150,3 @@ StepExpertLoad sample_step_expert_load(const StepSpec& sc, const model::ModelSpe
 }
 
 }  // namespace k3::train
-

@@ -20,7 +20,6 @@ bool balanced_load(const std::map<int, workload::MoeLayerLoad>& moe) {
 PassContexts::PassContexts(const StepSpec& sc, const model::ModelSpec& spec, const StepPlan& plan,
                            const cost::OpCostModel& cost, std::map<int, workload::MoeLayerLoad> moe)
     : plan_(plan),
-      fsdp_gradient_bytes_(sc.precision.gradient_reduce_bytes),
       balanced_(balanced_load(moe)),
       replays_overlapping_(sc.network->replays_overlapping_collectives) {
   auto& ctx = shared_;
@@ -38,6 +37,7 @@ PassContexts::PassContexts(const StepSpec& sc, const model::ModelSpec& spec, con
   const auto block_size = plan.map.simulated_block(0).size();
   for (std::size_t g = 0; g < block_size; ++g) ctx.ep_index.push_back(plan.map.ep_index_in_block(static_cast<int>(g)));
   ctx.cp = plan.cp_load;
+  ctx.fsdp.gradient_bytes = sc.precision.gradient_reduce_bytes;  // read only where the layout is FSDP
   ctx.recompute = sc.recompute;
   ctx.host = sc.host.loaded.get();
   ctx.cuda_graphs = sc.host.cuda_graphs;
@@ -57,7 +57,6 @@ workload::PassBuildContext PassContexts::for_rank(int rank, bool overlapping) co
   if (L.fsdp) {
     ctx.fsdp.dense = plan_.map.dp_group(ctx.gpus.front());
     ctx.fsdp.experts = plan_.map.expert_dp_group(ctx.gpus.front());
-    ctx.fsdp.gradient_bytes = fsdp_gradient_bytes_;
     // The stage has stage_ranks / |group| copies of each group; the step counts one pass's bytes per block.
     const double stage = static_cast<double>(parallel::stage_ranks(L)), blocks = parallel::pass_blocks_per_stage(L);
     ctx.fsdp.dense_copies_per_block = stage / static_cast<double>(ctx.fsdp.dense.size()) / blocks;

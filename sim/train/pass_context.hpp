@@ -21,14 +21,10 @@ class PassContexts {
   // The context of `rank`'s passes; `overlapping`: a pass with two collectives in flight at once (DualPipe's F&B).
   workload::PassBuildContext for_rank(int rank, bool overlapping) const;
 
-  // Every GPU of a simulated block carries the same routed load.
-  bool balanced() const { return balanced_; }
-
  private:
   const StepPlan& plan_;
   workload::PassBuildContext shared_;  // everything but the block's GPUs and its FSDP groups
-  double fsdp_gradient_bytes_ = 4;  // per parameter reduce-scattered
-  bool balanced_ = true;
+  bool balanced_ = true;  // every GPU of a simulated block carries the same routed load
   bool replays_overlapping_ = false;  // the network model replays concurrent collectives flow by flow
 };
 

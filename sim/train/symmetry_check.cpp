@@ -136,4 +136,3 @@ SymmetryCheckResult choose_network_scope(const NetworkScopeOptions& options, con
 }
 
 }  // namespace k3::train
-
