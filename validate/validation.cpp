@@ -20,7 +20,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 ValidationPaths default_validation_paths() {
   const std::string root = K3SIM_VALIDATION_SOURCE_DIR;
-  return {root + "/../shared/validation", root + "/scenarios"};
+  return {root + "/validate/data", root + "/scenarios"};
 }
 
 std::vector<ValidationCase> validate_deepseek_v3(const ValidationPaths& paths, std::vector<std::string>& assumptions) {
@@ -46,7 +46,7 @@ std::vector<ValidationCase> validate_deepseek_v3(const ValidationPaths& paths, s
   c.rel_error = (c.predicted - c.published) / c.published;
   if (band.samples > 0) c.set_band(band.step_time_s.p10, band.step_time_s.p50, band.step_time_s.p90);
   c.set_memory(train::memory_total(step.memory), step.hbm_bytes);
-  c.source = "Insights into DeepSeek-V3 (ISCA'25) Table 4, via shared/validation/deepseek-v3-training.csv";
+  c.source = "Insights into DeepSeek-V3 (ISCA'25) Table 4, via validate/data/deepseek-v3-training.csv";
   c.setup = fmt::format("PP{} DualPipe, EP{}, {} micro-batches per pipeline, {} network", sc.parallel.pp,
                         sc.parallel.ep, step.microbatches, step.network_model);
   return {c};

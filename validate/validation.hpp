@@ -1,5 +1,6 @@
 #pragma once
-// `k3sim validate`: the simulator against published measurements (../shared/validation/*.csv). Some
+// `k3sim validate`: the simulator against published measurements (validate/data/*.csv, derived from
+// ../shared/validation by published_data.hpp). Some
 // constants were once set right after looking at these errors; README "How far to trust it" lists them and
 // what they were re-derived from:
 //   - DeepSeek-V3 pre-training on 2,048 H800: step time (scenarios/deepseek-v3-h800-2048.yaml);
@@ -22,7 +23,7 @@ struct ValidationPaths {
   int band_samples = 64;     // samples of each case's uncertainty band (sim/train/step_band.hpp); 0: none
 };
 
-// <source>/../shared/validation and <source>/scenarios of the tree k3sim was built from.
+// <source>/validate/data and <source>/scenarios of the tree k3sim was built from.
 ValidationPaths default_validation_paths();
 
 struct ValidationCase {

@@ -21,7 +21,7 @@ PublishedTable read_published_csv(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
     throw core::InputError({path, "", 0}, "cannot read the published measurements",
-                           "the shared/validation folder, or --data DIR pointing at it");
+                           "validate/data of the source tree, or --data DIR pointing at a folder of the published CSVs");
   }
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto csv = core::parse_csv_text(text, path);

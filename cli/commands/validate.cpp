@@ -1,12 +1,15 @@
 // `k3sim validate [--json] [--report out.html] [--data DIR] [--scenarios DIR]`: run the published validation cases of
-// shared/validation and print predicted against published with the signed error of each.
+// validate/data and print predicted against published with the signed error of each.
+// `k3sim validate --import-data DIR --out DIR`: derive validate/data from shared/validation's originals.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <memory>
 
+#include "core/error.hpp"
 #include "core/version.hpp"
 #include "reports/sections/validation.hpp"
+#include "validate/published_data.hpp"
 #include "validate/validation.hpp"
 
 namespace k3::cli {
@@ -19,9 +22,19 @@ struct ValidateOptions {
   bool json = false;
   std::string report;
   int samples = 64;
+  std::string import_from;
+  std::string import_to;
 };
 
 int validate(const ValidateOptions& o) {
+  if (!o.import_from.empty() || !o.import_to.empty()) {
+    if (o.import_from.empty() || o.import_to.empty()) {
+      throw core::InputError({"--import-data", "", 0}, "--import-data and --out go together",
+                             "--import-data SHARED_VALIDATION_DIR --out validate/data");
+    }
+    for (const auto& path : validate::import_published_data(o.import_from, o.import_to)) fmt::print("wrote {}\n", path);
+    return 0;
+  }
   auto paths = validate::default_validation_paths();
   if (!o.data_dir.empty()) paths.data_dir = o.data_dir;
   if (!o.scenario_dir.empty()) paths.scenario_dir = o.scenario_dir;
@@ -49,7 +62,10 @@ int validate(const ValidateOptions& o) {
 void attach_validate(CLI::App& command, int& exit_status) {
   auto o = std::make_shared<ValidateOptions>();
   auto* sub = &command;
-  sub->add_option("--data", o->data_dir, "Folder of the published CSVs (default: <source>/../shared/validation)");
+  sub->add_option("--data", o->data_dir, "Folder of the published CSVs (default: <source>/validate/data)");
+  sub->add_option("--import-data", o->import_from,
+                  "Derive the shipped tables from shared/validation's originals in this folder");
+  sub->add_option("--out", o->import_to, "Folder --import-data writes to (validate/data)");
   sub->add_option("--scenarios", o->scenario_dir, "Folder of the validation scenarios (default: <source>/scenarios)");
   sub->add_flag("--json", o->json, "Print the cases as JSON");
   sub->add_option("--samples", o->samples, "Samples of each case's uncertainty band (default 64; 0: no bands)")
