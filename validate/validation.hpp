@@ -12,6 +12,8 @@
 // Each case also gets its uncertainty band (sim/train/step_band.hpp) and whether the published value lies in it.
 #include <nlohmann/json.hpp>
 
+#include "validate/model_discrepancy.hpp"
+
 #include <string>
 #include <vector>
 
@@ -28,7 +30,8 @@ ValidationPaths default_validation_paths();
 
 struct ValidationCase {
   std::string name;    // "deepseek-v3-h800-2048", "megatron-sc21 18.4B", "deepep ep16 rdma"
-  std::string group;   // deepseek-v3, megatron-sc21, deepep
+  std::string group;   // the family: one published table (deepseek-v3, megatron-sc21, deepep, ...)
+  std::string quantity;  // what is predicted: "training step", "collective bandwidth", "serving throughput"
   std::string metric;  // "step time", "TFLOP/s per GPU", "dispatch bottleneck bandwidth"
   std::string unit;    // s, TFLOP/s, GB/s
   double predicted = 0;
@@ -36,13 +39,20 @@ struct ValidationCase {
   double rel_error = 0;  // (predicted - published) / published
   std::string source;    // where the published figure comes from
   std::string setup;     // what was simulated (layout, schedule, micro-batch)
-  // The prediction's uncertainty band in the case's unit (when band samples were asked for), the error of
-  // its P50 and whether the published value lies inside [P10, P90].
+  // The mechanism band: P10..P90 of the prediction over the ranges of the inputs it read (when band samples were
+  // asked for), in the case's unit, and whether the published value lies inside it.
   bool has_band = false;
   double p10 = 0, p50 = 0, p90 = 0;
-  double p50_rel_error = 0;
-  bool in_band = false;
+  bool in_mechanism_band = false;
   void set_band(double lo, double mid, double hi);
+  // The band a planner reads: the mechanism band (or the point prediction without one) widened by the model
+  // discrepancy fitted on the other families (model_discrepancy.hpp); its P50 is the centre's, unmoved.
+  double centre = 0;         // the mechanism band's P50, or the prediction without a band
+  double p50_rel_error = 0;  // (centre - published) / published
+  DiscrepancyFit discrepancy;
+  double band_p10 = 0, band_p90 = 0;
+  bool in_band = false;
+  void set_discrepancy(const DiscrepancyFit& fit);
   // Training rows: the most loaded GPU's memory as simulated against its HBM (did the published run fit?).
   bool has_memory = false;
   double memory_bytes = 0, hbm_bytes = 0;
@@ -53,12 +63,28 @@ struct ValidationCase {
   }
 };
 
+// One family's rows together: the error of the band's centre, the coverage of its P10..P90 band (with the
+// discrepancy fitted without it) and the band's mean width as a fraction of its centre.
+struct FamilySummary {
+  std::string family, quantity;
+  int rows = 0, in_band = 0;
+  double min_error = 0, max_error = 0, mean_abs_error = 0;  // of the centre, fractions
+  double mean_band_width = 0;                               // mean (P90 - P10) / P50
+  DiscrepancyFit discrepancy;
+};
+
 struct ValidationReport {
   std::vector<ValidationCase> cases;
+  std::vector<FamilySummary> families;  // worst first: the largest mean |error| of the centre
   double megatron_mean_abs_error = 0;  // mean |rel_error| over the Megatron rows, as a fraction
   int cases_with_band = 0, cases_in_band = 0;  // coverage: published values inside the P10..P90 band
+  double mean_band_width = 0;                  // over every case, (P90 - P10) / P50
   std::vector<std::string> assumptions;  // each with its source
 };
+
+// Widens every case's band by the model discrepancy fitted leaving its own family out, and sums the families
+// and the coverage. run_validation calls it; tests call it on cases of their own.
+void apply_discrepancy(ValidationReport& report);
 
 // Runs every case. Throws core::InputError when a CSV or scenario is missing or malformed.
 ValidationReport run_validation(const ValidationPaths& paths);
@@ -87,5 +113,7 @@ double megatron_paper_flops(double batch, double seq, double layers, double hidd
 
 nlohmann::json validation_to_json(const ValidationReport& report);
 std::string validation_to_text(const ValidationReport& report);
+// The per-family table as Markdown, as README "How far to trust it" carries it.
+std::string families_to_markdown(const ValidationReport& report);
 
 }  // namespace k3::validate

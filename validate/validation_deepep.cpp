@@ -120,6 +120,7 @@ std::vector<ValidationCase> validate_deepep(const ValidationPaths& paths, std::v
       ValidationCase c;
       c.name = fmt::format("deepep ep{} {}", ep, path);
       c.group = "deepep";
+      c.quantity = "collective bandwidth";
       c.metric = dispatch ? "dispatch bottleneck bandwidth" : "combine bottleneck bandwidth";
       c.unit = "GB/s";
       c.predicted = (dispatch ? bw.dispatch_bytes_per_s : bw.combine_bytes_per_s) / 1e9;

@@ -116,6 +116,7 @@ std::vector<ValidationCase> validate_megatron(const ValidationPaths& paths, std:
     ValidationCase c;
     c.name = fmt::format("megatron-sc21 {}B", params_b);
     c.group = "megatron-sc21";
+    c.quantity = "training step";
     c.metric = "TFLOP/s per GPU";
     c.unit = "TFLOP/s";
     c.predicted = flops / step.step_time_s / static_cast<double>(gpus) / 1e12;

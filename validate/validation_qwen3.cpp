@@ -120,6 +120,7 @@ std::vector<ValidationCase> validate_qwen3(const ValidationPaths& paths, std::ve
       ValidationCase c;
       c.name = name;
       c.group = "megatron-moe-qwen3";
+      c.quantity = "training step";
       c.metric = "step time";
       c.unit = "s";
       c.predicted = run.step.step_time_s;
@@ -163,6 +164,7 @@ std::vector<ValidationCase> validate_qwen3(const ValidationPaths& paths, std::ve
       ValidationCase c;
       c.name = name;
       c.group = "megatron-moe-qwen3-long-context";
+      c.quantity = "training step";
       c.metric = "TFLOP/s per GPU";
       c.unit = "TFLOP/s";
       c.predicted = tflops(run.step.step_time_s);

@@ -48,6 +48,7 @@ std::vector<ValidationCase> validate_sglang(const ValidationPaths& paths, std::v
     const double input = table.number(r, "input_len");
     ValidationCase c;
     c.group = "sglang";
+    c.quantity = "serving throughput";
     c.name = fmt::format("sglang deepseek-v3 {} {} nodes", phase, is.nodes);
     c.unit = "tokens/s";
     const bool prefill = phase == "prefill";

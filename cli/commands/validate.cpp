@@ -20,6 +20,7 @@ struct ValidateOptions {
   std::string data_dir;
   std::string scenario_dir;
   bool json = false;
+  bool markdown = false;
   std::string report;
   int samples = 64;
   std::string import_from;
@@ -51,6 +52,8 @@ int validate(const ValidateOptions& o) {
   }
   if (o.json) {
     fmt::print("{}\n", json.dump(2));
+  } else if (o.markdown) {
+    fmt::print("{}", validate::families_to_markdown(report));
   } else {
     fmt::print("{}", validate::validation_to_text(report));
   }
@@ -68,6 +71,7 @@ void attach_validate(CLI::App& command, int& exit_status) {
   sub->add_option("--out", o->import_to, "Folder --import-data writes to (validate/data)");
   sub->add_option("--scenarios", o->scenario_dir, "Folder of the validation scenarios (default: <source>/scenarios)");
   sub->add_flag("--json", o->json, "Print the cases as JSON");
+  sub->add_flag("--markdown", o->markdown, "Print the per-family table as README's trust section carries it");
   sub->add_option("--samples", o->samples, "Samples of each case's uncertainty band (default 64; 0: no bands)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--report", o->report, "Write a self-contained HTML report to this file");

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 #include "tests/support/run_k3sim.hpp"
 
@@ -43,6 +46,25 @@ TEST(ValidateCli, JsonListsEveryCaseWithSignedError) {
   }
   EXPECT_EQ(j.at("coverage").at("cases_with_band").get<int>(), static_cast<int>(j.at("cases").size()));
   EXPECT_EQ(j.at("coverage").at("cases_in_band").get<int>(), in_band);
+}
+
+// Issue 44: README's trust section carries the per-family table as `k3sim validate --samples 0 --markdown` prints it
+// (generated, not hand-copied): a change that moves any family's figures must regenerate README's copy.
+TEST(ValidateCli, ReadmeCarriesTheGeneratedFamilyTable) {
+  const auto r = run_k3sim("validate --samples 0 --markdown");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  std::ifstream in(std::string(K3SIM_SOURCE_DIR) + "/README.md");
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string begin = "<!-- generated: k3sim validate --samples 0 --markdown -->\n";
+  const auto from = readme.find(begin);
+  ASSERT_NE(from, std::string::npos) << "README.md has no generated validation table";
+  const auto to = readme.find("<!-- end generated -->", from);
+  ASSERT_NE(to, std::string::npos);
+  EXPECT_EQ(readme.substr(from + begin.size(), to - from - begin.size()), r.out)
+      << "regenerate README's table: k3sim validate --samples 0 --markdown";
+  // Every family is a row, worst first by the mean |error| of its P50.
+  EXPECT_NE(r.out.find("| megatron-sc21 | training step | 10 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Coverage: "), std::string::npos);
 }
 
 TEST(ValidateCli, MissingDataFolderIsOneErrorLineAndStatus2) {

@@ -1,0 +1,64 @@
+// The model-discrepancy band of every case, fitted leaving the case's own family out, and the per-family sums.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "validate/validation.hpp"
+
+namespace k3::validate {
+
+void ValidationCase::set_discrepancy(const DiscrepancyFit& fit) {
+  centre = has_band ? p50 : predicted;
+  p50_rel_error = (centre - published) / published;
+  discrepancy = fit;
+  const auto band = widen_by_discrepancy(has_band ? QuantileBand{p10, p50, p90} : QuantileBand{centre, centre, centre},
+                                         fit.sigma_log);
+  band_p10 = band.p10;
+  band_p90 = band.p90;
+  in_band = published >= band_p10 && published <= band_p90;
+}
+
+void apply_discrepancy(ValidationReport& report) {
+  // Residuals of the band's centre, the point the discrepancy widens around.
+  std::vector<FamilyResiduals> families;
+  std::map<std::string, std::size_t> index;
+  for (const auto& c : report.cases) {
+    auto [it, fresh] = index.emplace(c.group, families.size());
+    if (fresh) families.push_back({c.group, c.quantity, {}});
+    families[it->second].log_residuals.push_back(std::log(c.published / (c.has_band ? c.p50 : c.predicted)));
+  }
+  for (auto& c : report.cases) c.set_discrepancy(fit_discrepancy(families, c.quantity, c.group));
+
+  report.families.clear();
+  report.cases_with_band = 0;
+  report.cases_in_band = 0;
+  double width_sum = 0;
+  for (const auto& f : families) {
+    FamilySummary s;
+    s.family = f.family;
+    s.quantity = f.quantity;
+    s.min_error = HUGE_VAL;
+    s.max_error = -HUGE_VAL;
+    for (const auto& c : report.cases) {
+      if (c.group != f.family) continue;
+      ++s.rows;
+      s.in_band += c.in_band ? 1 : 0;
+      s.min_error = std::min(s.min_error, c.p50_rel_error);
+      s.max_error = std::max(s.max_error, c.p50_rel_error);
+      s.mean_abs_error += std::abs(c.p50_rel_error);
+      s.mean_band_width += (c.band_p90 - c.band_p10) / c.centre;
+      s.discrepancy = c.discrepancy;
+    }
+    report.cases_with_band += s.rows;
+    report.cases_in_band += s.in_band;
+    width_sum += s.mean_band_width;
+    s.mean_abs_error /= s.rows;
+    s.mean_band_width /= s.rows;
+    report.families.push_back(std::move(s));
+  }
+  report.mean_band_width = report.cases.empty() ? 0 : width_sum / static_cast<double>(report.cases.size());
+  std::stable_sort(report.families.begin(), report.families.end(),
+                   [](const FamilySummary& a, const FamilySummary& b) { return a.mean_abs_error > b.mean_abs_error; });
+}
+
+}  // namespace k3::validate
