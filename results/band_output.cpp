@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <fmt/ranges.h>
+
 #include <cmath>
 
 namespace k3::results {
@@ -64,6 +66,42 @@ std::string band_to_text(const train::StepBand& band, std::size_t top) {
                        core::to_string(s.entry.kind));
   }
   return out;
+}
+
+namespace {
+
+train::Quantiles widened(const train::Quantiles& q, double sigma_log) {
+  const auto w = widen_by_discrepancy({q.p10, q.p50, q.p90}, sigma_log);
+  return {w.p10, w.p50, w.p90};
+}
+
+}  // namespace
+
+void add_model_discrepancy(nlohmann::json& step, const train::StepBand& band, const QuantityDiscrepancy& d,
+                           const std::string& table) {
+  if (band.samples <= 0) return;
+  const double s = d.fit.sigma_log;
+  step["band"]["with_model_discrepancy"] = {{"step_time_s", quantiles_json(widened(band.step_time_s, s))},
+                                            {"tokens_per_s", quantiles_json(widened(band.tokens_per_s, s))},
+                                            {"mfu", quantiles_json(widened(band.mfu, s))},
+                                            {"quantity", d.quantity},
+                                            {"sigma_log", s},
+                                            {"fitted_on", d.fit.fitted_on},
+                                            {"pooled", d.fit.pooled},
+                                            {"table", table}};
+}
+
+std::string model_discrepancy_to_text(const train::StepBand& band, const QuantityDiscrepancy& d) {
+  if (band.samples <= 0) return {};
+  const double s = d.fit.sigma_log;
+  const auto t = widened(band.step_time_s, s);
+  const auto r = widened(band.tokens_per_s, s);
+  return fmt::format("with the model discrepancy (how far k3sim's {}s have landed from published ones: sigma of "
+                     "ln {:.3f}, {} families: {}; `k3sim validate`)\n"
+                     "  step time   P10 {:.3f} s   P50 {:.3f} s   P90 {:.3f} s\n"
+                     "  throughput  P10 {:.4g} tokens/s   P50 {:.4g} tokens/s   P90 {:.4g} tokens/s\n",
+                     d.quantity, s, d.fit.fitted_on.size(), fmt::join(d.fit.fitted_on, ", "), t.p10, t.p50, t.p90,
+                     r.p10, r.p50, r.p90);
 }
 
 }  // namespace k3::results

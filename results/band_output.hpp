@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "results/model_discrepancy.hpp"
 #include "sim/train/step_band.hpp"
 
 namespace k3::results {
@@ -19,5 +20,12 @@ nlohmann::json band_json(const train::StepBand& band);
 void add_band(nlohmann::json& step, const train::StepBand& band);
 // The band and the top `top` entries of the ranking, with units; "" when the band was not run.
 std::string band_to_text(const train::StepBand& band, std::size_t top = 8);
+
+// The band widened by the model discrepancy of a training step (model_discrepancy.hpp), read from `table`: adds
+// band.with_model_discrepancy (step time, throughput and MFU quantiles, the spread and what it was fitted on);
+// nothing when the band was not run.
+void add_model_discrepancy(nlohmann::json& step, const train::StepBand& band, const QuantityDiscrepancy& d,
+                           const std::string& table);
+std::string model_discrepancy_to_text(const train::StepBand& band, const QuantityDiscrepancy& d);
 
 }  // namespace k3::results

@@ -31,12 +31,4 @@ DiscrepancyFit fit_discrepancy(const std::vector<FamilyResiduals>& families, con
   return fit;
 }
 
-QuantileBand widen_by_discrepancy(const QuantileBand& mechanism, double sigma_log) {
-  const double d = kZ90 * sigma_log;
-  const double below = std::log(mechanism.p50 / mechanism.p10);
-  const double above = std::log(mechanism.p90 / mechanism.p50);
-  return {mechanism.p50 * std::exp(-std::hypot(below, d)), mechanism.p50,
-          mechanism.p50 * std::exp(std::hypot(above, d))};
-}
-
 }  // namespace k3::validate

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "results/model_discrepancy.hpp"
+
 namespace k3::validate {
 
 // One published table's residuals, r = ln(published / predicted), one per row.
@@ -25,25 +27,11 @@ struct FamilyResiduals {
   std::vector<double> log_residuals;
 };
 
-struct DiscrepancyFit {
-  double sigma_log = 0;                // standard deviation of ln(published / predicted)
-  std::vector<std::string> fitted_on;  // the families it was fitted on
-  bool pooled = false;                 // true when fewer than two families measure the quantity
-};
+using results::DiscrepancyFit;
 
 // The fit for `quantity` over `families`, leaving out `leave_out` ("" leaves none out). A fit with no family to
 // use has sigma 0 and fitted_on empty.
 DiscrepancyFit fit_discrepancy(const std::vector<FamilyResiduals>& families, const std::string& quantity,
                                const std::string& leave_out);
-
-// A P10..P90 band widened by the discrepancy: each side's log half-width and z * sigma (z = 1.2816, the normal
-// P90) added in quadrature, around the unchanged P50. A band of zero width becomes P50 x exp(-+z sigma).
-struct QuantileBand {
-  double p10 = 0, p50 = 0, p90 = 0;
-};
-QuantileBand widen_by_discrepancy(const QuantileBand& mechanism, double sigma_log);
-
-// The normal distribution's 90th percentile in standard deviations.
-inline constexpr double kZ90 = 1.2815515655446004;
 
 }  // namespace k3::validate

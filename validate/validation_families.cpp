@@ -11,22 +11,46 @@ void ValidationCase::set_discrepancy(const DiscrepancyFit& fit) {
   centre = has_band ? p50 : predicted;
   p50_rel_error = (centre - published) / published;
   discrepancy = fit;
-  const auto band = widen_by_discrepancy(has_band ? QuantileBand{p10, p50, p90} : QuantileBand{centre, centre, centre},
-                                         fit.sigma_log);
+  const auto band = results::widen_by_discrepancy(
+      has_band ? results::QuantileBand{p10, p50, p90} : results::QuantileBand{centre, centre, centre}, fit.sigma_log);
   band_p10 = band.p10;
   band_p90 = band.p90;
   in_band = published >= band_p10 && published <= band_p90;
 }
 
-void apply_discrepancy(ValidationReport& report) {
-  // Residuals of the band's centre, the point the discrepancy widens around.
+namespace {
+
+// Residuals of each case's band centre (the point the discrepancy widens around), by family in case order.
+std::vector<FamilyResiduals> family_residuals(const std::vector<ValidationCase>& cases) {
   std::vector<FamilyResiduals> families;
   std::map<std::string, std::size_t> index;
-  for (const auto& c : report.cases) {
+  for (const auto& c : cases) {
     auto [it, fresh] = index.emplace(c.group, families.size());
     if (fresh) families.push_back({c.group, c.quantity, {}});
     families[it->second].log_residuals.push_back(std::log(c.published / (c.has_band ? c.p50 : c.predicted)));
   }
+  return families;
+}
+
+}  // namespace
+
+std::vector<results::QuantityDiscrepancy> discrepancy_table(const ValidationReport& report) {
+  const auto families = family_residuals(report.cases);
+  std::vector<results::QuantityDiscrepancy> rows;
+  for (const auto& f : families) {
+    bool seen = false;
+    for (const auto& r : rows) seen = seen || r.quantity == f.quantity;
+    if (!seen) rows.push_back({f.quantity, fit_discrepancy(families, f.quantity, "")});
+  }
+  return rows;
+}
+
+std::string default_discrepancy_table_path() {
+  return std::string(K3SIM_VALIDATION_SOURCE_DIR) + "/" + kDiscrepancyTableName;
+}
+
+void apply_discrepancy(ValidationReport& report) {
+  const auto families = family_residuals(report.cases);
   for (auto& c : report.cases) c.set_discrepancy(fit_discrepancy(families, c.quantity, c.group));
 
   report.families.clear();

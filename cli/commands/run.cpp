@@ -15,6 +15,7 @@
 #include "results/band_output.hpp"
 #include "results/step_output.hpp"
 #include "sim/train/step_band.hpp"
+#include "validate/validation.hpp"
 #include "sim/train/step_setup.hpp"
 #include "sim/train/step_simulator.hpp"
 #include "sim/exec/step_graph.hpp"
@@ -94,11 +95,17 @@ int run(const RunOptions& o) {
                                               inputs.profile_or_null(), result, band_options);
   nlohmann::json json = results::step_to_json(result);
   results::add_band(json, band);
+  const std::string table = validate::default_discrepancy_table_path();
+  const auto discrepancy = band.samples > 0 ? results::read_discrepancy_table(table)
+                                            : std::vector<results::QuantityDiscrepancy>{};
+  const auto* training = band.samples > 0 ? &results::discrepancy_of(discrepancy, "training step", table) : nullptr;
+  if (training) results::add_model_discrepancy(json, band, *training, validate::kDiscrepancyTableName);
   if (!o.report.empty()) reports::write_step_report(o.report, result, json, o.command, o.trace);
   if (o.json) {
     fmt::print("{}\n", json.dump(2));
   } else {
-    fmt::print("{}{}", results::step_to_text(result), results::band_to_text(band));
+    fmt::print("{}{}{}", results::step_to_text(result), results::band_to_text(band),
+               training ? results::model_discrepancy_to_text(band, *training) : std::string());
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <fstream>
 #include <memory>
 
 #include "core/error.hpp"
@@ -21,6 +22,7 @@ struct ValidateOptions {
   std::string scenario_dir;
   bool json = false;
   bool markdown = false;
+  std::string write_discrepancy;
   std::string report;
   int samples = 64;
   std::string import_from;
@@ -42,6 +44,13 @@ int validate(const ValidateOptions& o) {
   paths.band_samples = o.samples;
   const auto report = validate::run_validation(paths);
   const auto json = validate::validation_to_json(report);
+  if (!o.write_discrepancy.empty()) {
+    std::ofstream out(o.write_discrepancy);
+    out << results::discrepancy_table_csv(validate::discrepancy_table(report));
+    if (!out) {
+      throw core::InputError({o.write_discrepancy, "", 0}, "cannot write the model-discrepancy table", "a writable file");
+    }
+  }
   if (!o.report.empty()) {
     reports::RunInfo info;
     info.command = "k3sim validate";
@@ -71,6 +80,9 @@ void attach_validate(CLI::App& command, int& exit_status) {
   sub->add_option("--out", o->import_to, "Folder --import-data writes to (validate/data)");
   sub->add_option("--scenarios", o->scenario_dir, "Folder of the validation scenarios (default: <source>/scenarios)");
   sub->add_flag("--json", o->json, "Print the cases as JSON");
+  sub->add_option("--write-discrepancy", o->write_discrepancy,
+                  "Write each quantity's model discrepancy, fitted on every family, to this file (run and compare "
+                  "read validate/data/model-discrepancy.csv)");
   sub->add_flag("--markdown", o->markdown, "Print the per-family table as README's trust section carries it");
   sub->add_option("--samples", o->samples, "Samples of each case's uncertainty band (default 64; 0: no bands)")
       ->check(CLI::NonNegativeNumber);

@@ -29,19 +29,36 @@ void add_uncertainty_section(Report& report, const nlohmann::json& step, const s
     double scale;
     const char* unit;
   };
-  for (const Row& r : {Row{"step time", "step_time_s", 1, "s"}, Row{"throughput", "tokens_per_s", 1e-6, "M tokens/s"},
-                       Row{"MFU", "mfu", 100, "% of BF16 peak"},
-                       Row{"memory per GPU", "memory_bytes_per_gpu", 1.0 / (1024.0 * 1024.0 * 1024.0), "GiB"}}) {
-    std::vector<Cell> cells{Cell::of_text(r.label)};
-    for (const char* q : {"p10", "p50", "p90"}) {
-      const double v = band.at(r.key).at(q).get<double>();
-      cells.push_back(Cell{display_number(v * r.scale), v, fmt::format("{}/band/{}/{}", k, r.key, q)});
+  // One table row per quantity of `quantiles` (the JSON object at `pointer` under the step).
+  auto add_rows = [&t, &k](const nlohmann::json& quantiles, const std::string& pointer, std::initializer_list<Row> rows) {
+    for (const Row& r : rows) {
+      std::vector<Cell> cells{Cell::of_text(r.label)};
+      for (const char* q : {"p10", "p50", "p90"}) {
+        const double v = quantiles.at(r.key).at(q).get<double>();
+        cells.push_back(Cell{display_number(v * r.scale), v, fmt::format("{}/{}/{}/{}", k, pointer, r.key, q)});
+      }
+      cells.push_back(Cell::of_text(r.unit));
+      t.add_row(std::move(cells));
     }
-    cells.push_back(Cell::of_text(r.unit));
-    t.add_row(std::move(cells));
+  };
+  add_rows(band, "band",
+           {Row{"step time", "step_time_s", 1, "s"}, Row{"throughput", "tokens_per_s", 1e-6, "M tokens/s"},
+            Row{"MFU", "mfu", 100, "% of BF16 peak"},
+            Row{"memory per GPU", "memory_bytes_per_gpu", 1.0 / (1024.0 * 1024.0 * 1024.0), "GiB"}});
+  std::string caption = fmt::format("{} samples, {} step simulations in all (the tornado's included).",
+                                    band.at("samples").get<int>(), band.at("runs").get<int>());
+  if (band.contains("with_model_discrepancy")) {
+    // The same quantiles widened by how far k3sim's predictions have landed from published runs (issue 44).
+    const auto& d = band.at("with_model_discrepancy");
+    add_rows(d, "band/with_model_discrepancy",
+             {Row{"step time, with the model discrepancy", "step_time_s", 1, "s"},
+              Row{"throughput, with the model discrepancy", "tokens_per_s", 1e-6, "M tokens/s"}});
+    caption += fmt::format(" The rows with the model discrepancy widen the band by how far k3sim's training steps have "
+                           "landed from published ones (sigma of ln {}, fitted on {} families by `k3sim validate`, {}).",
+                           display_number(d.at("sigma_log").get<double>()), d.at("fitted_on").size(),
+                           d.at("table").get<std::string>());
   }
-  t.caption(fmt::format("{} samples, {} step simulations in all (the tornado's included).",
-                        band.at("samples").get<int>(), band.at("runs").get<int>()));
+  t.caption(caption);
   s.table(t);
 
   const auto& ranking = step.at("sensitivity");

@@ -30,6 +30,15 @@ TEST(RunCli, JsonCarriesTheContractFields) {
   EXPECT_LT(band["p10"].get<double>(), band["p50"].get<double>());
   EXPECT_LT(band["p50"].get<double>(), band["p90"].get<double>());
   EXPECT_EQ(j["band"]["samples"].get<int>(), 64);
+  // Issue 44: the band widened by the model discrepancy of a training step, labelled with its spread and the
+  // families it was fitted on (validate/data/model-discrepancy.csv): the same P50, both ends further out.
+  const auto& wide = j["band"]["with_model_discrepancy"];
+  EXPECT_DOUBLE_EQ(wide["step_time_s"]["p50"].get<double>(), band["p50"].get<double>());
+  EXPECT_LT(wide["step_time_s"]["p10"].get<double>(), band["p10"].get<double>());
+  EXPECT_GT(wide["step_time_s"]["p90"].get<double>(), band["p90"].get<double>());
+  EXPECT_GT(wide["sigma_log"].get<double>(), 0);
+  EXPECT_EQ(wide["quantity"], "training step");
+  EXPECT_FALSE(wide["fitted_on"].empty());
   ASSERT_FALSE(j["sensitivity"].empty());
   std::set<std::string> ids;
   for (const auto& e : j["provenance"]) ids.insert(e["id"].get<std::string>());

@@ -49,14 +49,14 @@ TEST(ModelDiscrepancy, AQuantityOneFamilyMeasuresIsPooled) {
 // A mechanism band 90 .. 100 .. 120: below ln(100/90) = 0.105361, hypot with d = 0.165906 -> 84.713;
 // above ln(1.2) = 0.182322, hypot with d = 0.222856 -> 124.964. P50 stays 100.
 TEST(ModelDiscrepancy, WidensEachSideInQuadratureAroundAnUnmovedP50) {
-  const auto point = widen_by_discrepancy({100, 100, 100}, 0.1);
+  const auto point = results::widen_by_discrepancy({100, 100, 100}, 0.1);
   EXPECT_NEAR(point.p10, 87.972, 1e-3);
   EXPECT_NEAR(point.p90, 113.673, 1e-3);
-  const auto band = widen_by_discrepancy({90, 100, 120}, 0.1);
+  const auto band = results::widen_by_discrepancy({90, 100, 120}, 0.1);
   EXPECT_NEAR(band.p10, 84.713, 1e-3);
   EXPECT_DOUBLE_EQ(band.p50, 100.0);
   EXPECT_NEAR(band.p90, 124.964, 1e-3);
-  const auto none = widen_by_discrepancy({90, 100, 120}, 0.0);
+  const auto none = results::widen_by_discrepancy({90, 100, 120}, 0.0);
   EXPECT_NEAR(none.p10, 90.0, 1e-9);
   EXPECT_NEAR(none.p90, 120.0, 1e-9);
 }

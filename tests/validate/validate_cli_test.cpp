@@ -50,9 +50,17 @@ TEST(ValidateCli, JsonListsEveryCaseWithSignedError) {
 
 // Issue 44: README's trust section carries the per-family table as `k3sim validate --samples 0 --markdown` prints it
 // (generated, not hand-copied): a change that moves any family's figures must regenerate README's copy.
-TEST(ValidateCli, ReadmeCarriesTheGeneratedFamilyTable) {
-  const auto r = run_k3sim("validate --samples 0 --markdown");
+TEST(ValidateCli, ReadmeAndTheDiscrepancyTableAreGenerated) {
+  const std::string table = std::string(K3SIM_BINARY_DIR) + "/validate-cli-discrepancy.csv";
+  const auto r = run_k3sim("validate --samples 0 --markdown --write-discrepancy '" + table + "'");
   ASSERT_EQ(r.exit_status, 0) << r.err;
+  // The shipped discrepancy table that run and compare read is what this tree's validation fits.
+  auto text_of = [](const std::string& path) {
+    std::ifstream file(path);
+    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(text_of(table), text_of(std::string(K3SIM_SOURCE_DIR) + "/validate/data/model-discrepancy.csv"))
+      << "regenerate: k3sim validate --samples 0 --write-discrepancy validate/data/model-discrepancy.csv";
   std::ifstream in(std::string(K3SIM_SOURCE_DIR) + "/README.md");
   const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string begin = "<!-- generated: k3sim validate --samples 0 --markdown -->\n";
