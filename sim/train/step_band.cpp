@@ -11,6 +11,7 @@
 #include "core/parallel_for.hpp"
 #include "core/rng.hpp"
 #include "sim/net/network_registry.hpp"
+#include "sim/train/stack_factors.hpp"
 
 namespace k3::train {
 
@@ -41,24 +42,55 @@ Quantiles quantiles(std::vector<double> v) {
   return {core::quantile_of_sorted(v, 0.1), core::quantile_of_sorted(v, 0.5), core::quantile_of_sorted(v, 0.9)};
 }
 
+namespace {
+
+// Quantiles 0..1 of a hypercube of `n` points: one per stratum in a shuffled order, jittered inside it.
+std::vector<double> stratified_quantiles(int n, core::Rng rng) {
+  std::vector<int> strata(static_cast<std::size_t>(n));
+  std::iota(strata.begin(), strata.end(), 0);
+  for (std::size_t i = strata.size(); i > 1; --i) std::swap(strata[i - 1], strata[rng.below(i)]);
+  std::vector<double> u;
+  for (int k = 0; k < n; ++k) u.push_back((strata[static_cast<std::size_t>(k)] + rng.uniform()) / n);
+  return u;
+}
+
+}  // namespace
+
 std::vector<std::map<std::string, double, std::less<>>> band_samples(const std::vector<core::ProvenanceEntry>& entries,
                                                                     int samples, std::uint64_t seed,
-                                                                    int network_draws) {
+                                                                    int network_draws, bool correlated_stacks) {
   std::vector<std::map<std::string, double, std::less<>>> out(static_cast<std::size_t>(samples));
+  const bool sliced = network_draws > 0 && network_draws < samples;
+  auto is_link = [](const core::ProvenanceEntry& e) { return e.id.rfind("link.", 0) == 0; };
+  // A stack with a link figure among its members is drawn on the link figures' slice, all of it: its members
+  // share one quantile per sample.
+  std::map<std::string_view, int> stack_draws;
+  for (const auto& e : entries) {
+    if (!e.has_range() || !correlated_stacks) continue;
+    if (const auto m = stack_of(e.id)) {
+      int& n = stack_draws.emplace(m->stack, samples).first->second;
+      if (is_link(e) && sliced) n = network_draws;
+    }
+  }
+  std::map<std::string_view, std::vector<double>> stack_quantiles;
+  for (const auto& [stack, n] : stack_draws) {
+    stack_quantiles[stack] = stratified_quantiles(n, core::Rng(seed ^ fnv1a("stack:") ^ fnv1a(stack)));
+  }
   for (const auto& e : entries) {
     if (!e.has_range()) continue;
-    const bool link = e.id.rfind("link.", 0) == 0;
-    const int n = link && network_draws > 0 && network_draws < samples ? network_draws : samples;
-    core::Rng rng(seed ^ fnv1a(e.id));
-    std::vector<int> strata(static_cast<std::size_t>(n));
-    std::iota(strata.begin(), strata.end(), 0);
-    for (std::size_t i = strata.size(); i > 1; --i) std::swap(strata[i - 1], strata[rng.below(i)]);
-    std::vector<double> draws;
-    for (int k = 0; k < n; ++k) {
-      const double u = (strata[static_cast<std::size_t>(k)] + rng.uniform()) / n;
-      draws.push_back(std::clamp(triangular(u, e.low, e.nominal, e.high), e.low, e.high));
+    const auto m = correlated_stacks ? stack_of(e.id) : std::nullopt;
+    std::vector<double> u;
+    if (m) {
+      u = stack_quantiles.at(m->stack);
+      if (!m->faster_when_larger) {
+        for (double& x : u) x = 1 - x;
+      }
+    } else {
+      u = stratified_quantiles(is_link(e) && sliced ? network_draws : samples, core::Rng(seed ^ fnv1a(e.id)));
     }
-    for (std::size_t s = 0; s < out.size(); ++s) out[s][e.id] = draws[s % static_cast<std::size_t>(n)];
+    for (std::size_t s = 0; s < out.size(); ++s) {
+      out[s][e.id] = std::clamp(triangular(u[s % u.size()], e.low, e.nominal, e.high), e.low, e.high);
+    }
   }
   return out;
 }
@@ -74,7 +106,8 @@ StepBand simulate_step_band(const StepSpec& spec, const model::ModelSpec& model,
   }
   // Every run: the hypercube samples, then each ranged entry at its low and its high end; an end that is the
   // entry's own value (a datasheet link rate is the top of its range) is the reference run, not run again.
-  auto runs = band_samples(nominal.provenance, options.samples, options.seed, options.network_draws);
+  auto runs = band_samples(nominal.provenance, options.samples, options.seed, options.network_draws,
+                           options.correlated_stacks);
   std::vector<std::pair<std::size_t, std::size_t>> ends;  // run index of each entry's low and high end
   constexpr std::size_t kReference = static_cast<std::size_t>(-1);
   for (const auto* e : ranged) {
@@ -116,8 +149,10 @@ StepBand simulate_step_band(const StepSpec& spec, const model::ModelSpec& model,
   band.samples = options.samples;
   band.method = fmt::format(
       "Latin hypercube of {} samples over the {} ranged provenance entries (triangular on each range, mode at its "
-      "value; the link figures sliced into {} draws), one step simulation per sample{}; P10/P50/P90 of the samples",
+      "value; the link figures sliced into {} draws{}), one step simulation per sample{}; P10/P50/P90 of the samples",
       options.samples, ranged.size(), std::min(options.network_draws, options.samples),
+      options.correlated_stacks ? "; the kernel stack's and the communication stack's members each drawn as one factor"
+                                : "",
       substitute ? fmt::format(" on the analytical network, scaled by {:.4f} (this step on {} / on analytical)", scale,
                                spec.network->name)
                  : std::string());

@@ -10,7 +10,9 @@
 //
 // The hypercube's strata are drawn per entry id from (seed, id), so two steps that share an entry (the
 // variants of a compare) see the same draws of it in the same sample: their samples are paired, and
-// "the winner holds across the band" is a statement about each sample.
+// "the winner holds across the band" is a statement about each sample. The members of one software stack (the
+// kernel libraries; the communication libraries: stack_factors.hpp) are not drawn apart: they share a stack's
+// strata, drawn from (seed, stack), so that a stack slower than measured is slower for all its kernels at once.
 //
 // Cost. The runs share the sampled expert load and every collective simulated alone (StepReuse). The link
 // figures ("link.*" entries) are what forces collectives to be simulated again, so they form a sliced
@@ -35,6 +37,7 @@ struct BandOptions {
   int network_draws = 8;    // distinct draws of the link figures (a slice of the hypercube); <= samples
   bool sensitivity = true;  // also the one-at-a-time ranking (two runs per ranged entry); compare and
                             // validate read only the band
+  bool correlated_stacks = true;  // one software stack's numbers drawn as one factor (stack_factors.hpp)
 };
 
 struct Quantiles {
@@ -65,9 +68,13 @@ struct StepBand {
 // per id, triangular on the entry's range).
 // Entries whose id starts with "link." take `network_draws` distinct values (sample s takes draw
 // s % network_draws); 0 or >= samples: every entry a value per sample.
+// With `correlated_stacks`, the members of one software stack (stack_factors.hpp) share their strata, drawn
+// from (seed, stack): each takes the same quantile of its own range in a sample (1 - it for a member that slows
+// the step when larger); a stack with a link figure is drawn on the link slice.
 std::vector<std::map<std::string, double, std::less<>>> band_samples(const std::vector<core::ProvenanceEntry>& entries,
                                                                     int samples, std::uint64_t seed,
-                                                                    int network_draws = 0);
+                                                                    int network_draws = 0,
+                                                                    bool correlated_stacks = true);
 
 // `nominal` is the plain run of the same inputs (its provenance lists the entries to vary).
 StepBand simulate_step_band(const StepSpec& spec, const model::ModelSpec& model, const topo::Topology& topology,

@@ -69,6 +69,52 @@ TEST(StepBand, LinkFiguresAreSlicedAndDrawsArePairedById) {
   EXPECT_EQ(link.size(), 8u);
 }
 
+// Issue 44: one software stack's members are drawn as one factor (sim/train/stack_factors.hpp). With every range
+// the symmetric triangle on [0, 2] (mode 1), members of the kernel stack take the same quantile u, so
+// hbm.efficiency == gemm.bf16.efficiency in every sample, and kernel.min_time (slower when larger) takes 1 - u:
+// the symmetric triangle's inverse CDF gives 2 - hbm.efficiency.
+TEST(StepBand, OneStacksMembersMoveTogether) {
+  const std::vector<ProvenanceEntry> entries = {entry("hbm.efficiency", 1, 0, 2), entry("gemm.bf16.efficiency", 1, 0, 2),
+                                                entry("kernel.min_time", 1, 0, 2), entry("router.alone", 1, 0, 2)};
+  const auto samples = k3::train::band_samples(entries, 64, 3, 8);
+  int equal_to_alone = 0;
+  for (const auto& s : samples) {
+    EXPECT_DOUBLE_EQ(s.at("gemm.bf16.efficiency"), s.at("hbm.efficiency"));
+    EXPECT_NEAR(s.at("kernel.min_time"), 2 - s.at("hbm.efficiency"), 1e-12);
+    equal_to_alone += s.at("router.alone") == s.at("hbm.efficiency") ? 1 : 0;
+  }
+  EXPECT_LT(equal_to_alone, 4);  // a number outside every stack keeps its own draws
+  // Without the stacks every member is drawn on its own.
+  const auto apart = k3::train::band_samples(entries, 64, 3, 8, false);
+  int equal = 0;
+  for (const auto& s : apart) equal += s.at("gemm.bf16.efficiency") == s.at("hbm.efficiency") ? 1 : 0;
+  EXPECT_LT(equal, 4);
+}
+
+// A "step" that is the sum of two kernel-stack efficiencies, each the triangle on [0, 2]: one member's P10 and P90
+// are sqrt(0.2) = 0.44721 and 2 - sqrt(0.2) = 1.55279 (CDF x^2 / 2 below the mode). Drawn as one factor the sum is
+// twice one member, so its P10..P90 is 2 x 1.10557 = 2.21115 wide; drawn apart it is the convolution of the two
+// triangles, whose P10 and P90 are 1.24658 and 2.75342 (by numerical integration of the convolution's CDF):
+// 1.50684 wide. The stack factor widens the band by 2.21115 / 1.50684 = 1.467x.
+// (8,000 samples, so that the apart draws' random pairing stays well inside the bound below.)
+TEST(StepBand, AStackFactorWidensABandItDominates) {
+  const std::vector<ProvenanceEntry> entries = {entry("hbm.efficiency", 1, 0, 2), entry("gemm.bf16.efficiency", 1, 0, 2)};
+  auto width = [&](bool correlated) {
+    std::vector<double> sums;
+    for (const auto& s : k3::train::band_samples(entries, 8000, 11, 0, correlated)) {
+      sums.push_back(s.at("hbm.efficiency") + s.at("gemm.bf16.efficiency"));
+    }
+    const auto q = k3::train::quantiles(sums);
+    return q.p90 - q.p10;
+  };
+  // Drawn as one factor the sum is exactly twice a stratified member: the hypercube puts its quantiles within a
+  // stratum (1/8000) of the true ones. Drawn apart the pairing is random: each quantile's standard error is
+  // sqrt(0.1 x 0.9 / 8000) / 0.3129 (the convolution's density at its P10) = 0.0107, the width's about 0.015;
+  // the bound is three of them.
+  EXPECT_NEAR(width(true), 2.21115, 0.01);
+  EXPECT_NEAR(width(false), 1.50684, 0.045);
+}
+
 TEST(StepBand, SmallStepBandBracketsAndRanksWithSources) {
   auto in = k3::input::load_scenario_inputs(
       std::string(K3SIM_SOURCE_DIR) + "/scenarios/deepseek-v3-h800-2048.yaml",
@@ -99,4 +145,10 @@ TEST(StepBand, SmallStepBandBracketsAndRanksWithSources) {
   band_options.threads = 1;
   const auto again = k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, band_options);
   EXPECT_EQ(again.sample_step_time_s, band.sample_step_time_s);
+  // This step's time is mostly kernels of one stack (the FP8 rate and the GEMM and HBM efficiencies): drawn apart,
+  // their errors partly cancel, so the band is narrower than with the stack drawn as one factor.
+  band_options.correlated_stacks = false;
+  band_options.sensitivity = false;
+  const auto apart = k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, band_options);
+  EXPECT_LT(apart.step_time_s.p90 - apart.step_time_s.p10, band.step_time_s.p90 - band.step_time_s.p10);
 }
