@@ -1,10 +1,11 @@
 #include "results/band_output.hpp"
 
 #include <fmt/format.h>
-
 #include <fmt/ranges.h>
 
 #include <cmath>
+
+#include "core/quantity.hpp"
 
 namespace k3::results {
 
@@ -53,8 +54,9 @@ std::string band_to_text(const train::StepBand& band, std::size_t top) {
   out += fmt::format("uncertainty ({} samples over the provenance ranges, {} step simulations)\n", band.samples,
                      band.runs);
   out += fmt::format("  step time   P10 {:.3f} s   P50 {:.3f} s   P90 {:.3f} s\n", t.p10, t.p50, t.p90);
-  out += fmt::format("  throughput  P10 {:.4g} tokens/s   P50 {:.4g} tokens/s   P90 {:.4g} tokens/s\n",
-                     band.tokens_per_s.p10, band.tokens_per_s.p50, band.tokens_per_s.p90);
+  out += fmt::format("  throughput  P10 {} tokens/s   P50 {} tokens/s   P90 {} tokens/s\n",
+                     core::format_count(band.tokens_per_s.p10), core::format_count(band.tokens_per_s.p50),
+                     core::format_count(band.tokens_per_s.p90));
   out += fmt::format("  MFU         P10 {:.1f} %   P50 {:.1f} %   P90 {:.1f} %\n", 100 * band.mfu.p10,
                      100 * band.mfu.p50, 100 * band.mfu.p90);
   out += "sensitivity (step time with one number at its low / high end, the others at their values)\n";
@@ -99,9 +101,9 @@ std::string model_discrepancy_to_text(const train::StepBand& band, const Quantit
   return fmt::format("with the model discrepancy (how far k3sim's {}s have landed from published ones: sigma of "
                      "ln {:.3f}, {} families: {}; `k3sim validate`)\n"
                      "  step time   P10 {:.3f} s   P50 {:.3f} s   P90 {:.3f} s\n"
-                     "  throughput  P10 {:.4g} tokens/s   P50 {:.4g} tokens/s   P90 {:.4g} tokens/s\n",
+                     "  throughput  P10 {} tokens/s   P50 {} tokens/s   P90 {} tokens/s\n",
                      d.quantity, s, d.fit.fitted_on.size(), fmt::join(d.fit.fitted_on, ", "), t.p10, t.p50, t.p90,
-                     r.p10, r.p50, r.p90);
+                     core::format_count(r.p10), core::format_count(r.p50), core::format_count(r.p90));
 }
 
 }  // namespace k3::results

@@ -90,6 +90,28 @@ TEST_F(LayeringOnATree, AnUnknownFolderIsNamed) {
   EXPECT_NE(v[0].why.find("not on any floor"), std::string::npos);
 }
 
+// Issue 44: a fresh clone has no ../shared, so only tests may read it (comments may cite it). A source line outside
+// tests/ whose code (before any //) names ../shared is a path the shipped tool would depend on.
+TEST(Layering, OnlyTestsReadTheSharedFolder) {
+  std::string found;
+  for (const auto& entry : fs::recursive_directory_iterator(K3SIM_SOURCE_DIR)) {
+    const auto rel = fs::relative(entry.path(), K3SIM_SOURCE_DIR).generic_string();
+    const auto ext = entry.path().extension().string();
+    if (!entry.is_regular_file() || rel.rfind("tests/", 0) == 0 || rel.rfind("build", 0) == 0 || rel[0] == '.') continue;
+    if (ext != ".cpp" && ext != ".hpp" && ext != ".cu" && ext != ".cuh" && entry.path().filename() != "CMakeLists.txt") {
+      continue;
+    }
+    std::ifstream in(entry.path());
+    int number = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++number;
+      const std::string code = line.substr(0, line.find("//"));
+      if (code.find("../shared") != std::string::npos) found += rel + ":" + std::to_string(number) + ": " + line + "\n";
+    }
+  }
+  EXPECT_TRUE(found.empty()) << "outside tests/, these lines read ../shared:\n" << found;
+}
+
 TEST(Layering, SubFoldersBelongToTheirParent) {
   ASSERT_NE(floor_of("kernels/gemm/gemm.cu"), nullptr);
   EXPECT_EQ(floor_of("kernels/gemm/gemm.cu")->folder, "kernels");
