@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "validate/validation.hpp"
 
 namespace k3::validate {
@@ -83,14 +85,23 @@ std::string validation_to_text(const ValidationReport& report) {
                        report.cases_in_band, report.cases_with_band,
                        100.0 * report.cases_in_band / report.cases_with_band, 100 * report.mean_band_width);
   }
-  out += fmt::format("{:<28} {:<30} {:>12} {:>12} {:>9}  {:<27} {:>9} {}\n", "case", "metric", "predicted",
-                     "published", "error", "band P10 .. P90", "P50 error", "in band");
+  // Columns as wide as their widest entry: Qwen3's case names run to a hundred characters.
+  std::size_t name_w = 4, metric_w = 6, unit_w = 1;
   for (const auto& c : report.cases) {
-    const char* unit = c.unit == "TFLOP/s" ? "TF" : c.unit.c_str();
-    out += fmt::format("{:<28} {:<30} {:>8.3f} {:<3} {:>8.3f} {:<3} {:>+8.1f}%  {:>9.3f} .. {:>9.3f} {:<3} {:>+8.1f}% "
-                       "{}\n",
-                       c.name, c.metric, c.predicted, unit, c.published, unit, 100 * c.rel_error, c.band_p10,
-                       c.band_p90, unit, 100 * c.p50_rel_error, c.in_band ? "yes" : "no");
+    name_w = std::max(name_w, c.name.size());
+    metric_w = std::max(metric_w, c.metric.size());
+    unit_w = std::max(unit_w, c.unit.size());
+  }
+  const std::size_t value_w = 11 + unit_w;  // "  62650.49 tokens/s"
+  out += fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>8}  {:>{}}  {:>9}  {}\n", "case", name_w, "metric", metric_w,
+                     "predicted", value_w, "published", value_w, "error", "band P10 .. P90", 2 * value_w - unit_w + 3,
+                     "P50 error", "in band");
+  for (const auto& c : report.cases) {
+    out += fmt::format("{:<{}}  {:<{}}  {:>10.2f} {:<{}}  {:>10.2f} {:<{}}  {:>+7.1f}%  {:>10.2f} .. {:>10.2f} {:<{}}  "
+                       "{:>+8.1f}%  {}\n",
+                       c.name, name_w, c.metric, metric_w, c.predicted, c.unit, unit_w, c.published, c.unit, unit_w,
+                       100 * c.rel_error, c.band_p10, c.band_p90, c.unit, unit_w, 100 * c.p50_rel_error,
+                       c.in_band ? "yes" : "no");
   }
   out += "\nband: the mechanism band (P10..P90 over the inputs' ranges; none with --samples 0) widened by the model "
          "discrepancy, ln(published / P50) of the other families' rows (validate/model_discrepancy.hpp)\n";
