@@ -70,22 +70,13 @@ std::string band_to_text(const train::StepBand& band, std::size_t top) {
   return out;
 }
 
-namespace {
-
-train::Quantiles widened(const train::Quantiles& q, double sigma_log) {
-  const auto w = widen_by_discrepancy({q.p10, q.p50, q.p90}, sigma_log);
-  return {w.p10, w.p50, w.p90};
-}
-
-}  // namespace
-
 void add_model_discrepancy(nlohmann::json& step, const train::StepBand& band, const QuantityDiscrepancy& d,
                            const std::string& table) {
   if (band.samples <= 0) return;
   const double s = d.fit.sigma_log;
-  step["band"]["with_model_discrepancy"] = {{"step_time_s", quantiles_json(widened(band.step_time_s, s))},
-                                            {"tokens_per_s", quantiles_json(widened(band.tokens_per_s, s))},
-                                            {"mfu", quantiles_json(widened(band.mfu, s))},
+  step["band"]["with_model_discrepancy"] = {{"step_time_s", quantiles_json(widen_by_discrepancy(band.step_time_s, s))},
+                                            {"tokens_per_s", quantiles_json(widen_by_discrepancy(band.tokens_per_s, s))},
+                                            {"mfu", quantiles_json(widen_by_discrepancy(band.mfu, s))},
                                             {"quantity", d.quantity},
                                             {"sigma_log", s},
                                             {"fitted_on", d.fit.fitted_on},
@@ -96,8 +87,8 @@ void add_model_discrepancy(nlohmann::json& step, const train::StepBand& band, co
 std::string model_discrepancy_to_text(const train::StepBand& band, const QuantityDiscrepancy& d) {
   if (band.samples <= 0) return {};
   const double s = d.fit.sigma_log;
-  const auto t = widened(band.step_time_s, s);
-  const auto r = widened(band.tokens_per_s, s);
+  const auto t = widen_by_discrepancy(band.step_time_s, s);
+  const auto r = widen_by_discrepancy(band.tokens_per_s, s);
   return fmt::format("with the model discrepancy (how far k3sim's {}s have landed from published ones: sigma of "
                      "ln {:.3f}, {} families: {}; `k3sim validate`)\n"
                      "  step time   P10 {:.3f} s   P50 {:.3f} s   P90 {:.3f} s\n"

@@ -4,15 +4,14 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
-#include <fstream>
-#include <iterator>
 
 #include "core/csv_text.hpp"
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 
 namespace k3::results {
 
-QuantileBand widen_by_discrepancy(const QuantileBand& mechanism, double sigma_log) {
+train::Quantiles widen_by_discrepancy(const train::Quantiles& mechanism, double sigma_log) {
   const double d = kZ90 * sigma_log;
   const double below = std::log(mechanism.p50 / mechanism.p10);
   const double above = std::log(mechanism.p90 / mechanism.p50);
@@ -34,13 +33,9 @@ std::string discrepancy_table_csv(const std::vector<QuantityDiscrepancy>& rows) 
 }
 
 std::vector<QuantityDiscrepancy> read_discrepancy_table(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw core::InputError({path, "", 0}, "cannot read the model-discrepancy table",
-                           "validate/data/model-discrepancy.csv as `k3sim validate --write-discrepancy` writes it");
-  }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto csv = core::parse_csv_text(text, path);
+  const auto csv = core::parse_csv_text(
+      core::read_text_file(path, "validate/data/model-discrepancy.csv as `k3sim validate --write-discrepancy` writes it"),
+      path);
   auto column = [&](const std::string& name) {
     for (std::size_t i = 0; i < csv.header.size(); ++i) {
       if (csv.header[i] == name) return i;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/train/step_band.hpp"
+
 namespace k3::results {
 
 // The normal distribution's 90th percentile in standard deviations.
@@ -19,10 +21,7 @@ struct DiscrepancyFit {
 
 // A P10..P90 band widened by the discrepancy: each side's log half-width and z * sigma added in quadrature,
 // around the unchanged P50. A band of zero width becomes P50 x exp(-+z sigma).
-struct QuantileBand {
-  double p10 = 0, p50 = 0, p90 = 0;
-};
-QuantileBand widen_by_discrepancy(const QuantileBand& mechanism, double sigma_log);
+train::Quantiles widen_by_discrepancy(const train::Quantiles& mechanism, double sigma_log);
 
 // One row of the shipped table: the quantity ("training step", "collective bandwidth", "serving throughput")
 // and its fit over every family.

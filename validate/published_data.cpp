@@ -1,12 +1,11 @@
 #include "validate/published_data.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "core/csv_text.hpp"
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 
 namespace k3::validate {
 
@@ -50,14 +49,9 @@ std::vector<std::string> import_published_data(const std::string& from_dir, cons
   if (ec) throw core::InputError({to_dir, "", 0}, "cannot create the folder: " + ec.message(), "a writable folder");
   std::vector<std::string> written;
   for (const auto& f : published_files()) {
-    const std::string from = from_dir + "/" + f.file;
-    std::ifstream in(from);
-    if (!in) throw core::InputError({from, "", 0}, "cannot read the published table", "shared/validation's folder");
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = core::read_text_file(from_dir + "/" + f.file, "the published table in shared/validation");
     const std::string to = to_dir + "/" + f.file;
-    std::ofstream out(to);
-    out << derive_published_table(text, f);
-    if (!out) throw core::InputError({to, "", 0}, "cannot write the derived table", "a writable file");
+    core::write_text_file(to, derive_published_table(text, f), "--out");
     written.push_back(to);
   }
   return written;

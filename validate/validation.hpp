@@ -89,9 +89,10 @@ void apply_discrepancy(ValidationReport& report);
 // The discrepancy of each predicted quantity fitted on every family (no family left out): the table run and compare
 // widen their bands with, written to validate/data/model-discrepancy.csv by `k3sim validate --write-discrepancy`.
 std::vector<results::QuantityDiscrepancy> discrepancy_table(const ValidationReport& report);
-// <source>/validate/data/model-discrepancy.csv, and the name outputs give it (the same on every machine).
-std::string default_discrepancy_table_path();
+// The shipped table's name, as outputs give it (the same on every machine), and its row for `quantity`, read from
+// <source>/validate/data/model-discrepancy.csv (core::InputError naming the file when it or the row is missing).
 inline constexpr const char* kDiscrepancyTableName = "validate/data/model-discrepancy.csv";
+results::QuantityDiscrepancy shipped_discrepancy(const std::string& quantity);
 
 // Runs every case. Throws core::InputError when a CSV or scenario is missing or malformed.
 ValidationReport run_validation(const ValidationPaths& paths);

@@ -12,7 +12,7 @@ void ValidationCase::set_discrepancy(const DiscrepancyFit& fit) {
   p50_rel_error = (centre - published) / published;
   discrepancy = fit;
   const auto band = results::widen_by_discrepancy(
-      has_band ? results::QuantileBand{p10, p50, p90} : results::QuantileBand{centre, centre, centre}, fit.sigma_log);
+      has_band ? train::Quantiles{p10, p50, p90} : train::Quantiles{centre, centre, centre}, fit.sigma_log);
   band_p10 = band.p10;
   band_p90 = band.p90;
   in_band = published >= band_p10 && published <= band_p90;
@@ -45,8 +45,9 @@ std::vector<results::QuantityDiscrepancy> discrepancy_table(const ValidationRepo
   return rows;
 }
 
-std::string default_discrepancy_table_path() {
-  return std::string(K3SIM_VALIDATION_SOURCE_DIR) + "/" + kDiscrepancyTableName;
+results::QuantityDiscrepancy shipped_discrepancy(const std::string& quantity) {
+  const std::string path = std::string(K3SIM_VALIDATION_SOURCE_DIR) + "/" + kDiscrepancyTableName;
+  return results::discrepancy_of(results::read_discrepancy_table(path), quantity, path);
 }
 
 void apply_discrepancy(ValidationReport& report) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "results/serve_output.hpp"
@@ -45,10 +46,10 @@ struct CompareOptions {
 };
 
 // One variant simulated, with its band when asked for; `band_seed` is the same for every variant so that
-// their samples are paired (sim/train/step_band.hpp).
+// their samples are paired (sim/train/step_band.hpp). `discrepancy` widens the band (read once for all variants).
 nlohmann::json simulate_variant(const sweep::Variant& v, const input::ScenarioInputs& in, const CompareOptions& o,
-                                std::uint64_t band_seed, std::vector<double>& sample_step_s,
-                                std::vector<train::TraceSpan>* trace) {
+                                std::uint64_t band_seed, const std::optional<results::QuantityDiscrepancy>& discrepancy,
+                                std::vector<double>& sample_step_s, std::vector<train::TraceSpan>* trace) {
   train::StepOptions opt;
   opt.trace = trace != nullptr;
   opt.version = std::string(core::version_string());
@@ -62,12 +63,7 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const input::ScenarioIn
   if (trace) *trace = r.trace;
   auto step = results::step_to_json(r);
   results::add_band(step, band);
-  if (band.samples > 0) {
-    const std::string table = validate::default_discrepancy_table_path();
-    results::add_model_discrepancy(step, band,
-                                   results::discrepancy_of(results::read_discrepancy_table(table), "training step", table),
-                                   validate::kDiscrepancyTableName);
-  }
+  if (discrepancy) results::add_model_discrepancy(step, band, *discrepancy, validate::kDiscrepancyTableName);
   nlohmann::json e = sweep::variant_entry(v.name, v.scenario.source, step);
   // Inference-side view of the same model at the planned context: cache per sequence (model/kv_cache.hpp).
   const auto kv = model::kv_cache(in.model);
@@ -87,8 +83,10 @@ nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const C
   std::vector<std::vector<double>> samples(variants.size());
   std::vector<input::ScenarioInputs> inputs;
   for (const auto& v : variants) inputs.push_back(input::resolve_scenario(v.scenario, o.profile, o.profile_any_device));
+  std::optional<results::QuantityDiscrepancy> discrepancy;
+  if (o.samples > 0) discrepancy = validate::shipped_discrepancy("training step");
   for (std::size_t i = 0; i < variants.size(); ++i) {
-    list.push_back(simulate_variant(variants[i], inputs[i], o, variants.front().scenario.seed, samples[i],
+    list.push_back(simulate_variant(variants[i], inputs[i], o, variants.front().scenario.seed, discrepancy, samples[i],
                                     i == 0 ? trace : nullptr));
   }
   nlohmann::json out = sweep::comparison_json(list, samples);

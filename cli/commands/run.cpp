@@ -95,11 +95,11 @@ int run(const RunOptions& o) {
                                               inputs.profile_or_null(), result, band_options);
   nlohmann::json json = results::step_to_json(result);
   results::add_band(json, band);
-  const std::string table = validate::default_discrepancy_table_path();
-  const auto discrepancy = band.samples > 0 ? results::read_discrepancy_table(table)
-                                            : std::vector<results::QuantityDiscrepancy>{};
-  const auto* training = band.samples > 0 ? &results::discrepancy_of(discrepancy, "training step", table) : nullptr;
-  if (training) results::add_model_discrepancy(json, band, *training, validate::kDiscrepancyTableName);
+  std::optional<results::QuantityDiscrepancy> training;
+  if (band.samples > 0) {
+    training = validate::shipped_discrepancy("training step");
+    results::add_model_discrepancy(json, band, *training, validate::kDiscrepancyTableName);
+  }
   if (!o.report.empty()) reports::write_step_report(o.report, result, json, o.command, o.trace);
   if (o.json) {
     fmt::print("{}\n", json.dump(2));

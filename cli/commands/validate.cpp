@@ -4,10 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <fstream>
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 #include "core/version.hpp"
 #include "reports/sections/validation.hpp"
 #include "validate/published_data.hpp"
@@ -45,11 +45,8 @@ int validate(const ValidateOptions& o) {
   const auto report = validate::run_validation(paths);
   const auto json = validate::validation_to_json(report);
   if (!o.write_discrepancy.empty()) {
-    std::ofstream out(o.write_discrepancy);
-    out << results::discrepancy_table_csv(validate::discrepancy_table(report));
-    if (!out) {
-      throw core::InputError({o.write_discrepancy, "", 0}, "cannot write the model-discrepancy table", "a writable file");
-    }
+    core::write_text_file(o.write_discrepancy, results::discrepancy_table_csv(validate::discrepancy_table(report)),
+                          "--write-discrepancy");
   }
   if (!o.report.empty()) {
     reports::RunInfo info;

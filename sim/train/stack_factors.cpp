@@ -30,14 +30,4 @@ std::optional<StackMembership> stack_of(std::string_view id) {
   return std::nullopt;
 }
 
-const std::vector<StackFactor>& stack_factors() {
-  static const std::vector<StackFactor> factors = {
-      {kKernels, "the framework release and its kernel libraries: GEMM, attention and memory-bound kernel efficiencies, "
-                 "attention's backward/forward ratio, the kernel time floor"},
-      {kComm, "the communication libraries and their tuning: link efficiencies and latencies, DeepEP's copy rate, "
-              "compute slowed beside communication kernels"},
-  };
-  return factors;
-}
-
 }  // namespace k3::train

@@ -9,7 +9,6 @@
 // an assumption: no measurement of how the members of a stack co-vary across releases was found.
 #include <optional>
 #include <string_view>
-#include <vector>
 
 namespace k3::train {
 
@@ -21,12 +20,5 @@ struct StackMembership {
 // The stack an entry id belongs to; nullopt for a number that moves alone (a datasheet figure, an assumption
 // about the model or the cluster rather than the software).
 std::optional<StackMembership> stack_of(std::string_view id);
-
-// Every stack with a one-line description, for the outputs.
-struct StackFactor {
-  std::string_view name;
-  std::string_view description;
-};
-const std::vector<StackFactor>& stack_factors();
 
 }  // namespace k3::train
