@@ -20,13 +20,38 @@ nlohmann::json provenance_json(const std::vector<core::ProvenanceEntry>& entries
   return out;
 }
 
+namespace {
+
+// What a ranking row moves, in words: a stack's members from their slow to their fast ends, or a number's range.
+std::string moved_range(const train::Sensitivity& s) {
+  if (s.is_stack) return fmt::format("its {} numbers from their slow to their fast ends", s.members.size());
+  const auto& e = s.members.front();
+  return fmt::format("{} .. {}", core::format_value(e.low, e.unit), core::format_value(e.high, e.unit));
+}
+
+}  // namespace
+
 nlohmann::json sensitivity_json(const std::vector<train::Sensitivity>& ranking) {
   auto out = nlohmann::json::array();
   for (const auto& s : ranking) {
-    out.push_back({{"id", s.entry.id}, {"value", s.entry.value}, {"low", s.entry.low}, {"high", s.entry.high},
-                   {"unit", s.entry.unit}, {"kind", std::string(core::to_string(s.entry.kind))},
-                   {"source", s.entry.source}, {"step_time_at_low_s", s.step_time_at_low_s},
-                   {"step_time_at_high_s", s.step_time_at_high_s}, {"swing_s", s.swing_s()}});
+    nlohmann::json row = {{"id", s.id},
+                          {"factor", s.is_stack ? "software stack" : "number alone"},
+                          {"range", moved_range(s)},
+                          {"step_time_at_low_s", s.step_time_at_low_s},
+                          {"step_time_at_high_s", s.step_time_at_high_s},
+                          {"swing_s", s.swing_s()}};
+    if (s.is_stack) {
+      auto members = nlohmann::json::array();
+      for (const auto& e : s.members) members.push_back(e.id);
+      row["members"] = members;
+      row["kind"] = "software stack";
+      row["source"] = "each member's own (under provenance); drawn as one factor: sim/train/stack_factors.hpp";
+    } else {
+      const auto& e = s.members.front();
+      row.update({{"value", e.value}, {"low", e.low}, {"high", e.high}, {"unit", e.unit},
+                  {"kind", std::string(core::to_string(e.kind))}, {"source", e.source}});
+    }
+    out.push_back(std::move(row));
   }
   return out;
 }
@@ -45,6 +70,7 @@ void add_band(nlohmann::json& step, const train::StepBand& band) {
   if (band.samples <= 0) return;
   step["band"] = band_json(band);
   step["sensitivity"] = sensitivity_json(band.sensitivity);
+  if (!band.entry_sensitivity.empty()) step["sensitivity_by_entry"] = sensitivity_json(band.entry_sensitivity);
 }
 
 std::string band_to_text(const train::StepBand& band, std::size_t top) {
@@ -59,13 +85,20 @@ std::string band_to_text(const train::StepBand& band, std::size_t top) {
                      core::format_count(band.tokens_per_s.p90));
   out += fmt::format("  MFU         P10 {:.1f} %   P50 {:.1f} %   P90 {:.1f} %\n", 100 * band.mfu.p10,
                      100 * band.mfu.p50, 100 * band.mfu.p90);
-  out += "sensitivity (step time with one number at its low / high end, the others at their values)\n";
-  for (std::size_t i = 0; i < std::min(top, band.sensitivity.size()); ++i) {
-    const auto& s = band.sensitivity[i];
-    out += fmt::format("  {:<32} {:>9.3f} s .. {:>9.3f} s  (swing {:+.3f} s; {} .. {}, {})\n", s.entry.id,
-                       s.step_time_at_low_s, s.step_time_at_high_s, s.swing_s(),
-                       core::format_value(s.entry.low, s.entry.unit), core::format_value(s.entry.high, s.entry.unit),
-                       core::to_string(s.entry.kind));
+  auto ranking = [&out, top](const std::vector<train::Sensitivity>& rows) {
+    for (std::size_t i = 0; i < std::min(top, rows.size()); ++i) {
+      const auto& s = rows[i];
+      out += fmt::format("  {:<32} {:>9.3f} s .. {:>9.3f} s  (swing {:+.3f} s; {}, {})\n", s.id, s.step_time_at_low_s,
+                         s.step_time_at_high_s, s.swing_s(), moved_range(s),
+                         s.is_stack ? "software stack" : core::to_string(s.members.front().kind));
+    }
+  };
+  out += "sensitivity (step time with one factor at its low / high end, the others at their values; a software "
+         "stack's low end is its slow end)\n";
+  ranking(band.sensitivity);
+  if (!band.entry_sensitivity.empty()) {
+    out += "sensitivity by number (step time with one number at its low / high end, the others at their values)\n";
+    ranking(band.entry_sensitivity);
   }
   return out;
 }

@@ -41,7 +41,6 @@ nlohmann::json flow_and_band(const PlanBase& base, const PlanOptions& o, const i
   band_options.samples = o.band_samples;
   band_options.seed = step.seed;
   band_options.threads = 1;  // the candidates share the cores
-  band_options.sensitivity = false;
   const auto band = train::simulate_step_band(step, base.inputs.model, *base.inputs.topology, base.inputs.profile_or_null(),
                                               flow, band_options);
   j["band"] = {band.step_time_s.p10, band.step_time_s.p50, band.step_time_s.p90};

@@ -29,7 +29,6 @@ std::vector<ValidationCase> validate_deepseek_v3(const ValidationPaths& paths, s
   for (const auto& a : step.assumptions) assumptions.push_back("DeepSeek-V3: " + a);
   train::BandOptions band_options;
   band_options.samples = paths.band_samples;
-  band_options.sensitivity = false;
   band_options.seed = sc.seed;
   const auto band = train::simulate_step_band(sc, in.model, *in.topology, in.profile_or_null(), step, band_options);
   ValidationCase c;

@@ -125,7 +125,6 @@ std::vector<ValidationCase> validate_megatron(const ValidationPaths& paths, std:
     c.rel_error = (c.predicted - c.published) / c.published;
     train::BandOptions band_options;
     band_options.samples = paths.band_samples;
-    band_options.sensitivity = false;
     band_options.seed = in.scenario.seed;
     const auto band = train::simulate_step_band(in.scenario, in.model, *in.topology, in.profile_or_null(), step,
                                                 band_options);

@@ -55,7 +55,6 @@ RowRun run_row(const ValidationPaths& paths, std::vector<input::Override> sets, 
   auto step = train::simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
   train::BandOptions band_options;
   band_options.samples = paths.band_samples;
-  band_options.sensitivity = false;
   band_options.seed = in.scenario.seed;
   auto band = train::simulate_step_band(in.scenario, in.model, *in.topology, in.profile_or_null(), step, band_options);
   return {std::move(step), std::move(band), std::move(in)};

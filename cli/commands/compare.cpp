@@ -57,7 +57,6 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const input::ScenarioIn
   train::BandOptions band_options;
   band_options.samples = o.samples;
   band_options.seed = band_seed;
-  band_options.sensitivity = false;  // the comparison reads the paired bands, not each variant's ranking
   const auto band = train::simulate_step_band(in.scenario, in.model, *in.topology, in.profile_or_null(), r, band_options);
   sample_step_s = band.sample_step_time_s;
   if (trace) *trace = r.trace;

@@ -13,6 +13,40 @@ namespace {
 
 constexpr std::size_t kTornadoEntries = 12;
 
+// A tornado chart and its table for one ranking (by factor, or by number) at `key` of the step.
+void add_ranking(Section& s, const nlohmann::json& ranking, const std::string& key, double nominal,
+                 const std::string& k) {
+  if (ranking.empty()) return;
+  const bool by_entry = key == "sensitivity_by_entry";
+  BarChart tornado;
+  tornado.title = by_entry ? "Step time moved by each number alone, from its low to its high end"
+                           : "Step time moved by each factor alone (a software stack as one), from its low to its high end";
+  tornado.value_axis = {"Change of step time", "s", false};
+  tornado.orientation = Orientation::kHorizontal;
+  BarSeries low{"at its low end", {}}, high{"at its high end", {}};
+  Table r({{by_entry ? "Entry" : "Factor", ""}, {"Kind", ""}, {"Moved", ""}, {"Step time at low", "s"},
+           {"Step time at high", "s"}, {"Source", ""}});
+  for (std::size_t i = 0; i < std::min(kTornadoEntries, ranking.size()); ++i) {
+    const auto& e = ranking[i];
+    const auto id = e.at("id").get<std::string>();
+    tornado.categories.push_back(id);
+    low.values.push_back(e.at("step_time_at_low_s").get<double>() - nominal);
+    high.values.push_back(e.at("step_time_at_high_s").get<double>() - nominal);
+    std::string moved = e.at("range").get<std::string>();
+    if (e.contains("members")) moved += ": " + e.at("members").dump();
+    r.add_row({Cell::of_text(id), Cell::of_text(e.at("kind").get<std::string>()), Cell::of_text(moved),
+               Cell::of_number(e.at("step_time_at_low_s").get<double>(), fmt::format("{}/{}/{}/step_time_at_low_s", k, key, i)),
+               Cell::of_number(e.at("step_time_at_high_s").get<double>(), fmt::format("{}/{}/{}/step_time_at_high_s", k, key, i)),
+               Cell::of_text(e.at("source").get<std::string>())});
+  }
+  tornado.series = {std::move(low), std::move(high)};
+  tornado.size = {960, std::max(220.0, 90 + 30.0 * static_cast<double>(tornado.categories.size()))};
+  s.chart(bar_chart(tornado), fmt::format("Against the plain run's {} s; largest swing first; a software stack's low end "
+                                          "is its slow end.", display_number(nominal)));
+  r.caption(by_entry ? "Each number alone, with its source." : "The factors that move the step most, with their sources.");
+  s.table(r);
+}
+
 }  // namespace
 
 void add_uncertainty_section(Report& report, const nlohmann::json& step, const std::string& k) {
@@ -21,7 +55,8 @@ void add_uncertainty_section(Report& report, const nlohmann::json& step, const s
   Section& s = report.add_section("uncertainty", "Uncertainty and sensitivity");
   s.paragraph(band.at("method").get<std::string>() + ". Each number the prediction depends on is a provenance "
               "entry with a plausible range (listed under the assumptions); the band is how far the step moves "
-              "when all of them vary together, the tornado how far each moves it alone.");
+              "when all of them vary together, the tornado how far each factor (a software stack, or a number outside every "
+              "stack) moves it alone.");
   Table t({{"Quantity", ""}, {"P10", ""}, {"P50", ""}, {"P90", ""}, {"Unit", ""}});
   struct Row {
     const char* label;
@@ -61,34 +96,9 @@ void add_uncertainty_section(Report& report, const nlohmann::json& step, const s
   t.caption(caption);
   s.table(t);
 
-  const auto& ranking = step.at("sensitivity");
-  if (ranking.empty()) return;
   const double nominal = step.at("step_time_s").get<double>();
-  BarChart tornado;
-  tornado.title = "Step time moved by each number alone, from its low to its high end";
-  tornado.value_axis = {"Change of step time", "s", false};
-  tornado.orientation = Orientation::kHorizontal;
-  BarSeries low{"at its low end", {}}, high{"at its high end", {}};
-  Table r({{"Entry", ""}, {"Kind", ""}, {"Range", ""}, {"Step time at low", "s"}, {"Step time at high", "s"},
-           {"Source", ""}});
-  for (std::size_t i = 0; i < std::min(kTornadoEntries, ranking.size()); ++i) {
-    const auto& e = ranking[i];
-    const auto id = e.at("id").get<std::string>();
-    tornado.categories.push_back(id);
-    low.values.push_back(e.at("step_time_at_low_s").get<double>() - nominal);
-    high.values.push_back(e.at("step_time_at_high_s").get<double>() - nominal);
-    r.add_row({Cell::of_text(id), Cell::of_text(e.at("kind").get<std::string>()),
-               Cell::of_text(fmt::format("{} .. {} {}", display_number(e.at("low").get<double>()),
-                                         display_number(e.at("high").get<double>()), e.at("unit").get<std::string>())),
-               Cell::of_number(e.at("step_time_at_low_s").get<double>(), fmt::format("{}/sensitivity/{}/step_time_at_low_s", k, i)),
-               Cell::of_number(e.at("step_time_at_high_s").get<double>(), fmt::format("{}/sensitivity/{}/step_time_at_high_s", k, i)),
-               Cell::of_text(e.at("source").get<std::string>())});
-  }
-  tornado.series = {std::move(low), std::move(high)};
-  tornado.size = {960, std::max(220.0, 90 + 30.0 * static_cast<double>(tornado.categories.size()))};
-  s.chart(bar_chart(tornado), fmt::format("Against the plain run's {} s; largest swing first.", display_number(nominal)));
-  r.caption("The numbers that move the step most, with their sources.");
-  s.table(r);
+  add_ranking(s, step.at("sensitivity"), "sensitivity", nominal, k);
+  if (step.contains("sensitivity_by_entry")) add_ranking(s, step.at("sensitivity_by_entry"), "sensitivity_by_entry", nominal, k);
 }
 
 }  // namespace k3::reports

@@ -2,25 +2,27 @@
 // How sure a step prediction is: the uncertainty band and the sensitivity ranking.
 //
 // Every number the step read is a provenance entry with a plausible low..high range (core/provenance.hpp).
-// The band propagates all the ranges at once: a Latin hypercube of `samples` points, each entry drawn from
-// a triangular distribution on its range with the mode at its registered value, and each point a whole
-// step simulation; P10/P50/P90 of step time, throughput, MFU and memory come from those runs. The
-// sensitivity ranking (a tornado chart) moves one entry at a time to its low and to its high end, the
-// others at their values, and ranks the entries by how far the step time moves.
+// The band propagates all the ranges at once: a Latin hypercube of `samples` points, each entry drawn from a
+// triangular distribution on its range with the mode at its registered value. The members of one software stack
+// (the kernel libraries; the communication libraries: stack_factors.hpp) are not drawn apart: they share a
+// stack's strata, drawn from (seed, stack), so that a stack slower than measured is slower for all its kernels at
+// once. A stack, or a ranged number outside every stack, is a factor (band_factors.hpp).
 //
-// The hypercube's strata are drawn per entry id from (seed, id), so two steps that share an entry (the
-// variants of a compare) see the same draws of it in the same sample: their samples are paired, and
-// "the winner holds across the band" is a statement about each sample. The members of one software stack (the
-// kernel libraries; the communication libraries: stack_factors.hpp) are not drawn apart: they share a stack's
-// strata, drawn from (seed, stack), so that a stack slower than measured is slower for all its kernels at once.
+// Cost (issue 44, item 5). The step is simulated at each factor's two ends, the others at their registered
+// values: two runs per factor, which are also the sensitivity ranking (the tornado, by factor). The samples are
+// drawn on the response those runs give (band_factors.hpp: piecewise linear in each factor, additive in the log of
+// the step time), so their number costs nothing. `simulate_each_sample` simulates every sample instead (the way
+// the band was made before, and the check of the response), and `entry_sensitivity` adds a tornado by number:
+// each ranged entry alone at its two ends.
 //
-// Cost. The runs share the sampled expert load and every collective simulated alone (StepReuse). The link
-// figures ("link.*" entries) are what forces collectives to be simulated again, so they form a sliced
-// hypercube: `network_draws` points of their own, each shared by samples/network_draws samples, while the
-// GPU-side numbers take a point per sample (Qian, "Sliced Latin hypercube designs", JASA 2012). A step
-// on a network model with contention (flow) is too slow to repeat ~100 times: its runs use the
-// contention-free analytical model, and each is scaled by (plain run on its own model) / (plain run on the
-// analytical model), so the band is centred on the step's own model and its spread is the analytical one.
+// The hypercube's strata are drawn per factor from (seed, factor), so two steps that share a factor (the
+// variants of a compare) see the same draws of it in the same sample: their samples are paired, and "the winner
+// holds across the band" is a statement about each sample.
+//
+// A step on a network model with contention (flow) is too slow to repeat: its runs use the contention-free
+// analytical model, and each is scaled by (plain run on its own model) / (plain run on the analytical model), so
+// the band is centred on the step's own model and its spread is the analytical one. The runs share the sampled
+// expert load and every collective simulated alone (StepReuse).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,11 +35,11 @@ namespace k3::train {
 struct BandOptions {
   int samples = 64;         // hypercube points; 0 skips the band (and the ranking)
   std::uint64_t seed = 1;   // the scenario's seed by default
-  int threads = 0;          // workers over the sample runs; 0: one per hardware thread
-  int network_draws = 8;    // distinct draws of the link figures (a slice of the hypercube); <= samples
-  bool sensitivity = true;  // also the one-at-a-time ranking (two runs per ranged entry); compare and
-                            // validate read only the band
+  int threads = 0;          // workers over the runs; 0: one per hardware thread
   bool correlated_stacks = true;  // one software stack's numbers drawn as one factor (stack_factors.hpp)
+  bool entry_sensitivity = false;     // also each ranged entry alone at its two ends (two runs per entry)
+  bool simulate_each_sample = false;  // one step simulation per sample instead of the factors' response
+  int network_draws = 8;  // simulate_each_sample: distinct draws of the link figures (a slice of the hypercube)
 };
 
 struct Quantiles {
@@ -47,9 +49,11 @@ struct Quantiles {
 Quantiles quantiles(std::vector<double> values);
 
 struct Sensitivity {
-  core::ProvenanceEntry entry;     // at its registered value, with range, kind and source
-  double step_time_at_low_s = 0;   // the entry alone at its low end
-  double step_time_at_high_s = 0;  // ... and at its high end
+  std::string id;  // a stack's name, or the entry's id
+  bool is_stack = false;
+  std::vector<core::ProvenanceEntry> members;  // at their registered values, with ranges, kinds and sources
+  double step_time_at_low_s = 0;   // a stack: every member at its slow end; a number: at its low end
+  double step_time_at_high_s = 0;  // ... at its fast end; at its high end
   double swing_s() const { return step_time_at_high_s - step_time_at_low_s; }
 };
 
@@ -57,8 +61,9 @@ struct StepBand {
   int samples = 0;
   Quantiles step_time_s, tokens_per_s, mfu, memory_bytes_per_gpu;
   std::vector<double> sample_step_time_s;  // in sample order (paired across steps with the same seed)
-  std::vector<Sensitivity> sensitivity;    // by |swing|, largest first; entries with no range are left out
-  int runs = 0;                            // step simulations the band and the ranking took
+  std::vector<Sensitivity> sensitivity;    // by factor, largest |swing| first
+  std::vector<Sensitivity> entry_sensitivity;  // by entry (BandOptions::entry_sensitivity), largest |swing| first
+  int runs = 0;                            // step simulations the band and the rankings took
   std::string method;                      // how the band was made, for the outputs
   // Whether `value` lies inside [p10, p90] of the step time.
   bool step_time_in_band(double value) const { return value >= step_time_s.p10 && value <= step_time_s.p90; }

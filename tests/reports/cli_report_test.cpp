@@ -75,7 +75,7 @@ TEST(CliReport, RunReportNumbersEqualItsJson) {
   const std::string html = k3::test::slurp(path);
   std::remove(path.c_str());
   EXPECT_NE(html.find(R"(data-chart="gantt")"), std::string::npos);  // the timeline is kept for the report
-  EXPECT_NE(html.find("Step time moved by each number alone"), std::string::npos);  // the tornado chart
+  EXPECT_NE(html.find("Step time moved by each factor alone"), std::string::npos);  // the tornado chart
   EXPECT_NE(html.find("Scenario YAML as run"), std::string::npos);
   EXPECT_NE(html.find(json["version"].get<std::string>()), std::string::npos);
 }

@@ -1,5 +1,6 @@
 // The uncertainty band's pieces with hand-derived expectations: quantiles, the hypercube's strata, the
-// sliced link draws and the pairing by id; and a small step whose band brackets its plain run.
+// sliced link draws and the pairing by id, the factors and their response; and a small step whose band brackets
+// its plain run.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <set>
 
 #include "sim/input/scenario_inputs.hpp"
+#include "sim/train/band_factors.hpp"
 #include "sim/train/step_band.hpp"
 
 using k3::core::ProvenanceEntry;
@@ -115,6 +117,47 @@ TEST(StepBand, AStackFactorWidensABandItDominates) {
   EXPECT_NEAR(width(false), 1.50684, 0.045);
 }
 
+// Issue 44, item 5. A stack of two members on the triangle [0, 2] with mode 1, one faster when larger
+// (hbm.efficiency), one slower (kernel.min_time), and a number alone on [0, 4] with mode 3.
+// At quantile u = 0.125 the first member is sqrt(0.125 x 2 x 1) = 0.5 (position 0.5 / 2 = 0.25); the second takes
+// the triangle at 1 - u = 0.875, 2 - sqrt(0.125 x 2 x 1) = 1.5, which is position 1 - 1.5 / 2 = 0.25 from its slow
+// (high) end: the stack sits at 0.25. Its registered values (the modes) sit at 0.5; the number alone at 3 / 4.
+TEST(StepBand, FactorsGroupStacksAndPlaceTheirMembers) {
+  const std::vector<ProvenanceEntry> entries = {entry("hbm.efficiency", 1, 0, 2), entry("alone", 3, 0, 4),
+                                                entry("kernel.min_time", 1, 0, 2), entry("exact", 2, 2, 2)};
+  const auto factors = k3::train::band_factors(entries, true);
+  ASSERT_EQ(factors.size(), 2u);  // the exact figure is no factor
+  EXPECT_EQ(factors[0].name, "kernel stack");
+  EXPECT_TRUE(factors[0].is_stack);
+  ASSERT_EQ(factors[0].members.size(), 2u);
+  EXPECT_EQ(factors[1].name, "alone");
+  EXPECT_NEAR(k3::train::member_value(factors[0].members[0], 0.125), 0.5, 1e-12);
+  EXPECT_NEAR(k3::train::member_value(factors[0].members[1], 0.125), 1.5, 1e-12);
+  EXPECT_NEAR(k3::train::factor_position_at(factors[0], 0.125), 0.25, 1e-12);
+  EXPECT_DOUBLE_EQ(k3::train::factor_position_at_registered(factors[0]), 0.5);
+  EXPECT_DOUBLE_EQ(k3::train::factor_position_at_registered(factors[1]), 0.75);
+  // Its ends: every member at the end that slows the step, then at the end that speeds it.
+  const auto slow = k3::train::factor_overrides(factors[0], 0);
+  EXPECT_DOUBLE_EQ(slow.at("hbm.efficiency"), 0);
+  EXPECT_DOUBLE_EQ(slow.at("kernel.min_time"), 2);
+  EXPECT_EQ(k3::train::band_factors(entries, false).size(), 3u);  // apart: one factor per ranged entry
+}
+
+// The response through the end runs: registered values at position 0.25, ln(T/T_plain) = 0.2 at the slow end and
+// -0.3 at the fast end. Half-way to the slow end (0.125) it is 0.1; at 0.625, half-way from 0.25 to 1, it is -0.15.
+// Registered values at the fast end (position 1) leave no fast side: beyond them nothing moves.
+TEST(StepBand, FactorResponseIsPiecewiseLinearThroughTheEnds) {
+  const k3::train::FactorResponse r{0.25, 0.2, -0.3};
+  EXPECT_DOUBLE_EQ(r.at(0), 0.2);
+  EXPECT_DOUBLE_EQ(r.at(0.125), 0.1);
+  EXPECT_DOUBLE_EQ(r.at(0.25), 0);
+  EXPECT_DOUBLE_EQ(r.at(0.625), -0.15);
+  EXPECT_DOUBLE_EQ(r.at(1), -0.3);
+  const k3::train::FactorResponse top{1.0, 0.4, 0};
+  EXPECT_DOUBLE_EQ(top.at(0.5), 0.2);
+  EXPECT_DOUBLE_EQ(top.at(1), 0);
+}
+
 TEST(StepBand, SmallStepBandBracketsAndRanksWithSources) {
   auto in = k3::input::load_scenario_inputs(
       std::string(K3SIM_SOURCE_DIR) + "/scenarios/deepseek-v3-h800-2048.yaml",
@@ -127,19 +170,31 @@ TEST(StepBand, SmallStepBandBracketsAndRanksWithSources) {
   k3::train::BandOptions band_options;
   band_options.samples = 16;
   band_options.threads = 2;
+  band_options.entry_sensitivity = true;
   const auto band = k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, band_options);
   EXPECT_LT(band.step_time_s.p10, band.step_time_s.p50);
   EXPECT_LT(band.step_time_s.p50, band.step_time_s.p90);
-  ASSERT_FALSE(band.sensitivity.empty());
-  // Ranked by |swing|, each entry with a source; the FP8 GEMM rate moves the step more than a PCIe latency.
-  for (std::size_t i = 1; i < band.sensitivity.size(); ++i) {
-    EXPECT_GE(std::abs(band.sensitivity[i - 1].swing_s()), std::abs(band.sensitivity[i].swing_s()));
+  // Every ranged entry is in the kernel stack or the communication stack: two factors, each at its two ends, and
+  // each entry alone at the ends that differ from its value.
+  ASSERT_EQ(band.sensitivity.size(), 2u);
+  ASSERT_FALSE(band.entry_sensitivity.empty());
+  for (const auto* ranking : {&band.sensitivity, &band.entry_sensitivity}) {
+    for (std::size_t i = 1; i < ranking->size(); ++i) {
+      EXPECT_GE(std::abs((*ranking)[i - 1].swing_s()), std::abs((*ranking)[i].swing_s()));
+    }
+    for (const auto& s : *ranking) {
+      ASSERT_FALSE(s.members.empty()) << s.id;
+      for (const auto& e : s.members) EXPECT_FALSE(e.source.empty()) << e.id;
+    }
   }
-  for (const auto& s : band.sensitivity) EXPECT_FALSE(s.entry.source.empty()) << s.entry.id;
+  for (const auto& s : band.sensitivity) {
+    EXPECT_TRUE(s.is_stack) << s.id;
+    EXPECT_GT(s.step_time_at_low_s, s.step_time_at_high_s) << s.id;  // a stack's low end is its slow end
+  }
   // A lower GEMM rate is a slower step.
-  const auto fp8 = std::find_if(band.sensitivity.begin(), band.sensitivity.end(),
-                                [](const auto& s) { return s.entry.id == "gemm.fp8.rate_scale"; });
-  ASSERT_NE(fp8, band.sensitivity.end());
+  const auto fp8 = std::find_if(band.entry_sensitivity.begin(), band.entry_sensitivity.end(),
+                                [](const auto& s) { return s.id == "gemm.fp8.rate_scale"; });
+  ASSERT_NE(fp8, band.entry_sensitivity.end());
   EXPECT_GT(fp8->step_time_at_low_s, fp8->step_time_at_high_s);
   // The same inputs give the same band on any thread count.
   band_options.threads = 1;
@@ -148,7 +203,43 @@ TEST(StepBand, SmallStepBandBracketsAndRanksWithSources) {
   // This step's time is mostly kernels of one stack (the FP8 rate and the GEMM and HBM efficiencies): drawn apart,
   // their errors partly cancel, so the band is narrower than with the stack drawn as one factor.
   band_options.correlated_stacks = false;
-  band_options.sensitivity = false;
+  band_options.entry_sensitivity = false;
   const auto apart = k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, band_options);
   EXPECT_LT(apart.step_time_s.p90 - apart.step_time_s.p10, band.step_time_s.p90 - band.step_time_s.p10);
+  // Issue 44, item 5: the band costs two runs per factor (neither stack sits wholly at an end), whatever the
+  // samples, plus each entry alone at the ends that differ from its value; no reference run on this analytical step.
+  int entry_runs = 0;
+  for (const auto& e : plain.provenance) {
+    if (e.has_range()) entry_runs += (e.low != e.nominal ? 1 : 0) + (e.high != e.nominal ? 1 : 0);
+  }
+  EXPECT_EQ(band.runs, 2 * 2 + entry_runs);
+}
+
+// The factors' response against one step simulation per sample (the way the band was made before issue 44's
+// item 5), on the same small step and the same draws. What the response leaves out is the factors' interaction:
+// with compute and communication partly overlapped, one stack at its slow end hides part of the other's, so
+// summing the two effects (in log) overstates the joint spread, never the centre. Measured on the shipped
+// scenarios when this was built (k3sim run, then --band-by-simulation): P50 within 0.9%, P10..P90 1.1x to 1.8x
+// as wide. The bounds: P50 within 2%, width at least the simulated one's 0.8x (sampling) and at most 2.5x.
+TEST(StepBand, FactorResponseAgreesWithSimulatedSamples) {
+  auto in = k3::input::load_scenario_inputs(
+      std::string(K3SIM_SOURCE_DIR) + "/scenarios/deepseek-v3-h800-2048.yaml",
+      {"cluster.nodes=16", "parallel.pp=4", "parallel.ep=32", "batch.global_batch_seqs=256", "network=analytical"},
+      "");
+  k3::train::StepOptions opt;
+  opt.trace = false;
+  const auto plain = k3::train::simulate_step(in.scenario, in.model, *in.topology, nullptr, opt);
+  k3::train::BandOptions band_options;
+  band_options.samples = 24;
+  band_options.threads = 2;
+  const auto response = k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, band_options);
+  band_options.simulate_each_sample = true;
+  const auto simulated = k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, band_options);
+  EXPECT_LT(response.runs, 8);
+  EXPECT_GE(simulated.runs, 24);
+  EXPECT_NEAR(response.step_time_s.p50 / simulated.step_time_s.p50, 1.0, 0.02);
+  const double ratio = (response.step_time_s.p90 - response.step_time_s.p10) /
+                       (simulated.step_time_s.p90 - simulated.step_time_s.p10);
+  EXPECT_GT(ratio, 0.8);
+  EXPECT_LT(ratio, 2.5);
 }
