@@ -124,4 +124,15 @@ std::string format_count(double c) {
   return fmt::format("{:.0f}", c);
 }
 
+std::string format_in_unit(double v, std::string_view unit) {
+  if (unit == "s") return format_seconds(v);
+  if (unit == "ms") return format_seconds(v / 1e3);
+  if (unit == "B") return format_bytes(v);
+  if (unit == "tokens/s") return format_count(v) + " tokens/s";
+  if (unit == "USD") return "$" + format_count(v);
+  if (unit.starts_with("fraction of ")) return fmt::format("{:.1f}% of {}", 100 * v, unit.substr(12));
+  const std::string number = std::fabs(v) >= 1e4 ? format_count(v) : fmt::format("{:.4g}", v);
+  return unit.empty() ? number : number + " " + std::string(unit);
+}
+
 }  // namespace k3::core

@@ -23,5 +23,9 @@ std::string format_bytes(double bytes);
 std::string format_seconds(double seconds);
 // 1.04e12 -> "1.04T", 3.2e9 -> "3.20B" (counts: parameters, tokens).
 std::string format_count(double count);
+// A value in its unit's human scale, the unit written after it: "s" and "ms" -> format_seconds, "B" ->
+// format_bytes, "tokens/s" -> "1.33M tokens/s", "USD" -> "$1.07M", "fraction of X" -> "41.7% of X"; any other unit
+// (or none) as 4 significant digits, or format_count from 10,000 up, and the unit ("2.35 requests/s").
+std::string format_in_unit(double value, std::string_view unit);
 
 }  // namespace k3::core

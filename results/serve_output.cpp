@@ -183,13 +183,14 @@ std::string serve_compare_to_text(const nlohmann::json& compare) {
   out += "\n";
   for (const auto& m : compare.at("metrics")) {
     const std::string unit = m.at("unit").get<std::string>();
-    out += fmt::format("{:<40}", (m.at("label").get<std::string>() + (unit.empty() ? "" : " (" + unit + ")")).substr(0, 40));
+    out += fmt::format("{:<40}", m.at("label").get<std::string>().substr(0, 40));
     bool first = true;
     for (const auto& c : m.at("values")) {
+      const std::string v = core::format_in_unit(c.at("value").get<double>(), unit);
       if (first || !c.contains("delta_fraction")) {
-        out += fmt::format(" {:>26.4g}", c.at("value").get<double>());
+        out += fmt::format(" {:>26}", v);
       } else {
-        out += fmt::format(" {:>16.4g} ({:+6.1f}%)", c.at("value").get<double>(), 100 * c.at("delta_fraction").get<double>());
+        out += fmt::format(" {:>16} ({:+6.1f}%)", v, 100 * c.at("delta_fraction").get<double>());
       }
       first = false;
     }

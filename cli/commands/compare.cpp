@@ -107,19 +107,19 @@ std::string compare_text(const nlohmann::json& j) {
   }
   std::string out = fmt::format("{} network model\n", fmt::join(networks, " and "));
   out += fmt::format("{:<56}", "deltas against " + j.at("baseline").get<std::string>());
-  for (const auto& v : j.at("variants")) out += fmt::format(" {:>22}", v.at("name").get<std::string>());
+  for (const auto& v : j.at("variants")) out += fmt::format(" {:>30}", v.at("name").get<std::string>());
   out += "\n";
   for (const auto& m : j.at("metrics")) {
     const auto unit = m.at("unit").get<std::string>();
-    out += fmt::format("{:<56}", fmt::format("{} ({})", m.at("label").get<std::string>(), unit).substr(0, 56));
+    out += fmt::format("{:<56}", m.at("label").get<std::string>().substr(0, 56));
     bool first = true;
     for (const auto& c : m.at("values")) {
       if (c.is_null()) {
-        out += fmt::format(" {:>22}", "-");
+        out += fmt::format(" {:>30}", "-");
       } else if (first || !c.contains("delta_fraction")) {
-        out += fmt::format(" {:>22.4g}", c.at("value").get<double>());
+        out += fmt::format(" {:>30}", core::format_in_unit(c.at("value").get<double>(), unit));
       } else {
-        out += fmt::format(" {:>12.4g} ({:+6.1f}%)", c.at("value").get<double>(),
+        out += fmt::format(" {:>20} ({:+6.1f}%)", core::format_in_unit(c.at("value").get<double>(), unit),
                            100 * c.at("delta_fraction").get<double>());
       }
       first = false;

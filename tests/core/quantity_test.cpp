@@ -49,3 +49,19 @@ TEST(Quantity, Formatting) {
   EXPECT_EQ(k3::core::format_seconds(2.5e-6), "2.50 us");
   EXPECT_EQ(k3::core::format_count(2.78e12), "2.780T");
 }
+
+// Issue 47: the compare tables print each value in its unit's human scale. 1.329e6 tokens/s is 1.33M; 4.846e10 B
+// is 4.846e10 / 2^30 = 45.13 GiB; 1.07e6 USD is $1.07M; an MFU of 0.4175 is 41.8% (rounded to one decimal);
+// 3.484e-3 s is 3.48 ms and 23,061 ms is 23.061 s; a unit it has no scale for keeps 4 significant digits below
+// 10,000 and takes a count's suffix above.
+TEST(Quantity, FormatInUnitUsesTheUnitsHumanScale) {
+  EXPECT_EQ(k3::core::format_in_unit(1.329e6, "tokens/s"), "1.33M tokens/s");
+  EXPECT_EQ(k3::core::format_in_unit(4.846e10, "B"), "45.13 GiB");
+  EXPECT_EQ(k3::core::format_in_unit(1.07e6, "USD"), "$1.07M");
+  EXPECT_EQ(k3::core::format_in_unit(0.4175, "fraction of BF16 peak"), "41.8% of BF16 peak");
+  EXPECT_EQ(k3::core::format_in_unit(3.484e-3, "s"), "3.48 ms");
+  EXPECT_EQ(k3::core::format_in_unit(42.84, "ms"), "42.84 ms");
+  EXPECT_EQ(k3::core::format_in_unit(23061, "ms"), "23.061 s");
+  EXPECT_EQ(k3::core::format_in_unit(96, ""), "96");
+  EXPECT_EQ(k3::core::format_in_unit(23061, "requests"), "23.1K requests");
+}
