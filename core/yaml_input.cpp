@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/quantity.hpp"
+#include "core/spelling.hpp"
 #include "core/text_file.hpp"
 
 namespace k3::core {
@@ -56,6 +57,28 @@ YamlValue YamlValue::parse_file(const std::string& path) {
   return parse_string(read_text_file(path, "a readable YAML file"), path);
 }
 
+YamlValue YamlValue::child(YAML::Node node, std::string path, int parent_line) const {
+  YamlValue v(std::move(node), file_, std::move(path), parent_line);
+  v.set_keys_ = set_keys_;
+  return v;
+}
+
+void YamlValue::mark_set_by_override(std::vector<std::string> keys) {
+  set_keys_ = std::make_shared<const std::vector<std::string>>(std::move(keys));
+}
+
+bool YamlValue::set_by_override(const std::string& path) const {
+  if (!set_keys_) return false;
+  return std::any_of(set_keys_->begin(), set_keys_->end(), [&](const std::string& k) {
+    return path == k || (path.size() > k.size() && path.starts_with(k) && (path[k.size()] == '.' || path[k.size()] == '['));
+  });
+}
+
+InputLocation YamlValue::where() const {
+  if (set_by_override(path_)) return {"--set on " + *file_, path_, 0};
+  return {*file_, path_, line()};
+}
+
 int YamlValue::line() const {
   if (node_.IsDefined()) {
     const auto mark = node_.Mark();
@@ -70,9 +93,9 @@ bool YamlValue::has(std::string_view key) const {
 
 std::optional<YamlValue> YamlValue::find(std::string_view key) const {
   if (!node_.IsMap()) return std::nullopt;
-  YAML::Node child = node_[std::string(key)];
-  if (!child.IsDefined()) return std::nullopt;
-  return YamlValue(child, file_, join_path(path_, key), line());
+  YAML::Node value = node_[std::string(key)];
+  if (!value.IsDefined()) return std::nullopt;
+  return child(value, join_path(path_, key), line());
 }
 
 YamlValue YamlValue::at(std::string_view key) const {
@@ -88,7 +111,7 @@ std::vector<YamlValue> YamlValue::items() const {
   if (!node_.IsSequence()) fail("expected a list", "a YAML sequence");
   std::vector<YamlValue> out;
   std::size_t i = 0;
-  for (const auto& n : node_) out.push_back(YamlValue(n, file_, fmt::format("{}[{}]", path_, i++), line()));
+  for (const auto& n : node_) out.push_back(child(n, fmt::format("{}[{}]", path_, i++), line()));
   return out;
 }
 
@@ -98,7 +121,7 @@ std::vector<std::pair<std::string, YamlValue>> YamlValue::entries() const {
   for (const auto& kv : node_) {
     const auto key = key_text(kv.first, *file_, path_, line());
     int key_line = kv.first.Mark().line >= 0 ? kv.first.Mark().line + 1 : line();
-    out.push_back({key, YamlValue(kv.second, file_, join_path(path_, key), key_line)});
+    out.push_back({key, child(kv.second, join_path(path_, key), key_line)});
   }
   return out;
 }
@@ -114,8 +137,14 @@ void YamlValue::allow_only(const std::vector<std::string>& allowed) const {
   for (const auto& kv : node_) {
     const auto key = key_text(kv.first, *file_, path_, line());
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      const std::string problem = "unknown key" + did_you_mean(key, allowed);
+      // A key a --set override wrote (a map on its way included) has no line in the file: blame the flag.
+      const std::string path = join_path(path_, key);
+      if (set_by_override(path) || (set_keys_ && kv.first.Mark().line < 0)) {
+        throw InputError({"--set on " + *file_, path, 0}, problem, join_allowed(allowed));
+      }
       const int key_line = kv.first.Mark().line >= 0 ? kv.first.Mark().line + 1 : line();
-      throw InputError({*file_, join_path(path_, key), key_line}, "unknown key", join_allowed(allowed));
+      throw InputError({*file_, path, key_line}, problem, join_allowed(allowed));
     }
   }
 }
@@ -192,7 +221,7 @@ std::int64_t YamlValue::as_non_negative_int() const {
 std::string YamlValue::as_enum(const std::vector<std::string>& allowed) const {
   const auto s = as_string();
   if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
-    fail("unknown value '" + s + "'", join_allowed(allowed));
+    fail("unknown value '" + s + "'" + did_you_mean(s, allowed), join_allowed(allowed));
   }
   return s;
 }

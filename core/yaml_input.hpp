@@ -31,7 +31,11 @@ class YamlValue {
   const std::string& file() const { return *file_; }
   const std::string& key_path() const { return path_; }
   int line() const;  // 1-based, 0 when unknown
-  InputLocation where() const { return {*file_, path_, line()}; }
+  // Where this value came from: its file and line, or "--set" for a value a --set override wrote.
+  InputLocation where() const;
+  // The dotted keys --set overrides wrote into this document (call on the root, after applying them): errors
+  // about them, or about keys and values inside them, name "--set" rather than a line of the file.
+  void mark_set_by_override(std::vector<std::string> keys);
 
   bool has(std::string_view key) const;
   // A required key of a map; InputError naming the key when missing.
@@ -70,9 +74,12 @@ class YamlValue {
 
  private:
   YamlValue(YAML::Node node, std::shared_ptr<const std::string> file, std::string path, int parent_line);
+  YamlValue child(YAML::Node node, std::string path, int parent_line) const;
+  bool set_by_override(const std::string& path) const;
   std::string describe_scalar() const;
 
   YAML::Node node_;
+  std::shared_ptr<const std::vector<std::string>> set_keys_;
   std::shared_ptr<const std::string> file_;
   std::string path_;
   int parent_line_ = 0;

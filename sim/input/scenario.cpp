@@ -273,6 +273,9 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   if (!doc.is_map()) doc.fail("a scenario must be a YAML mapping", "keys such as model, cluster, parallel, batch");
   YAML::Node root = doc.node();
   for (const auto& o : overrides) apply_override(root, o);
+  std::vector<std::string> set_keys;
+  for (const auto& o : overrides) set_keys.push_back(o.key);
+  doc.mark_set_by_override(std::move(set_keys));
 
   Scenario s;
   s.source = source_name;

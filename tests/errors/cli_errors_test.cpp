@@ -55,6 +55,11 @@ const std::vector<BadInput> kBadInputs = {
     {"run scenarios/k3-h200-2048.yaml --set parallel.ep", {"--set"}, "key=value"},
     {"run scenarios/k3-h200-2048.yaml --set parallel.ep=banana", {"k3-h200-2048.yaml", "parallel.ep"}, "a number"},
     {"run scenarios/k3-h200-2048.yaml --set parallel.warp=2", {"k3-h200-2048.yaml", "parallel.warp"}, "tp, pp"},
+    // Issue 47: a mistyped key or value set on the command line is blamed on --set, with the nearest name.
+    {"run scenarios/k3-h200-2048.yaml --set paralel.ep=8", {"--set on", "k3-h200-2048.yaml", "'paralel'",
+                                                            "did you mean 'parallel'?"}, "batch"},
+    {"run scenarios/k3-h200-2048.yaml --set network=flwo", {"--set on", "network", "did you mean 'flow'?"}, "analytical"},
+    {"rnu scenarios/k3-h200-2048.yaml", {"k3sim rnu", "unknown command", "did you mean 'run'?"}, "validate"},
     {"run scenarios/k3-h200-2048.yaml --set host.profile=no-such-stack", {"k3-h200-2048.yaml", "host.profile"},
      "deepseek-v3-h800"},
     {"run scenarios/k3-h200-2048.yaml --set host.cuda_graphs=[attention,router]", {"host.cuda_graphs"}, "mlp"},

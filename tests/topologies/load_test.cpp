@@ -71,7 +71,7 @@ TEST(LoadTopology, UnknownNodeTypeAndUnknownKey) {
   const auto k = error_of(replace(kValid, "  radix: 16", "  radixx: 16"));
   EXPECT_EQ(k.where().key, "fabric.radixx");
   EXPECT_EQ(k.where().line, 14);
-  EXPECT_EQ(k.problem(), "unknown key");
+  EXPECT_EQ(k.problem(), "unknown key (did you mean 'radix'?)");  // one deletion away
 }
 
 TEST(LoadTopology, RadixTooSmallForTheNodeCountWithTheTiersFixed) {
