@@ -122,7 +122,7 @@ void attach_balance(CLI::App& command, int& exit_status) {
   cmd->add_option("--drift-walk", opt->drift_walk, "Drift: random-walk std of every logit per step (default 0)");
   cmd->add_option("--drift-feedback", opt->drift_feedback, "Drift: rich-get-richer gain per step (default 0)");
   cmd->add_option("--seed", opt->seed, "Random seed (default 1)");
-  cmd->add_option("--threads", opt->threads, "Worker threads (default: hardware threads)");
+  cmd->add_option("-j,--jobs,--threads", opt->threads, "Worker threads (default: hardware threads)");
   cmd->add_flag("--json", opt->json, "Print JSON");
   cmd->add_option("--csv", opt->csv, "Write the per-step curves to this CSV file");
   cmd->add_option("--report", opt->report, "Write a self-contained HTML report to this file");

@@ -42,6 +42,7 @@ struct CompareOptions {
   std::string profile;
   bool profile_any_device = false;
   int samples = 64;
+  int jobs = 0;  // threads for each variant's passes and band runs; 0: one per hardware thread
   bool review = false;  // KV curves, traffic and balancer runs beside the steps (--review, or with --report)
 };
 
@@ -53,10 +54,12 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const input::ScenarioIn
   train::StepOptions opt;
   opt.trace = trace != nullptr;
   opt.version = std::string(core::version_string());
+  opt.threads = o.jobs;
   const auto r = train::simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
   train::BandOptions band_options;
   band_options.samples = o.samples;
   band_options.seed = band_seed;
+  band_options.threads = o.jobs;
   const auto band = train::simulate_step_band(in.scenario, in.model, *in.topology, in.profile_or_null(), r, band_options);
   sample_step_s = band.sample_step_time_s;
   if (trace) *trace = r.trace;
@@ -204,6 +207,8 @@ void attach_compare(CLI::App& command, int& exit_status) {
   sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate`");
   sub->add_flag("--profile-any-device", o->profile_any_device,
                 "Use a profile measured on another device type (or the CPU backend) anyway");
+  sub->add_option("-j,--jobs", o->jobs, "Threads for each variant's pass simulations and band runs (default 0: one "
+                  "per hardware thread; the result does not depend on it)")->check(CLI::NonNegativeNumber);
   sub->add_option("--samples", o->samples, "Samples of each variant's uncertainty band, paired across variants "
                   "(default 64; 0: none)")->check(CLI::NonNegativeNumber);
   sub->add_flag("--review", o->review, "Add the review's data to --json: KV curves, all-to-all traffic, the "

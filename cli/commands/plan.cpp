@@ -257,7 +257,7 @@ int plan_serve(const PlanCliOptions& o, const CLI::App& command) {
   if (o.gpus || o.tokens || o.days) {
     throw core::InputError({"--serve", "", 0}, "plan takes one goal", "--serve alone, or --gpus N, or --tokens T with --days D");
   }
-  for (const char* flag : {"--fix", "--grid", "--csv", "--objective", "--top", "--band"}) {
+  for (const char* flag : {"--fix", "--grid", "--csv", "--objective", "--top", "--samples"}) {
     if (command.count(flag) > 0) {
       throw core::InputError({flag, "", 0}, "is a flag of the layout search, not of --serve",
                              "with --serve: --ttft, --tpot, --attainment, --gpu, --max-gpus, --exhaustive, --set, --jobs, "
@@ -393,12 +393,12 @@ void attach_plan(CLI::App& command, int& exit_status) {
   sub->add_option("--fix", o->fixes, "Hold a key at one value, out of the search: key=value (repeatable)");
   sub->add_option("--grid", o->grids, "Search a key over values too: key=v1,v2 or key=lo:hi:x2 (repeatable)");
   sub->add_option("--top", o->top, "Re-run the best K on the flow network (default 3)")->check(CLI::NonNegativeNumber);
-  sub->add_option("--band", o->band, "Paired uncertainty-band samples for each of the top K (default 16; 0: none)")
+  sub->add_option("--samples,--band", o->band, "Paired uncertainty-band samples for each of the top K (default 16; 0: none)")
       ->check(CLI::NonNegativeNumber);
   sub->add_flag("--exhaustive", o->exhaustive,
                 "Simulate every candidate the rules leave, not only those whose lower bound could enter the top 10");
   sub->add_option("--set", o->sets, "Override a key of the base scenario (repeatable)");
-  sub->add_option("--jobs", o->jobs, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
+  sub->add_option("-j,--jobs", o->jobs, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
   sub->add_flag("--json", o->json, "Print the search and its ranking as JSON");
   sub->add_option("--csv", o->csv, "Write the ranking as CSV, one row per simulated candidate");
   sub->add_option("--write-best", o->write_best, "Write the best layout as a scenario YAML (for run and compare)");

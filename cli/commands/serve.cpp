@@ -128,7 +128,7 @@ void attach_serve(CLI::App& command, int& exit_status) {
   command.add_flag("--json", o->json, "Print JSON");
   command.add_flag("--search-ratio", o->search_ratio,
                    "Try every prefill:decode split of the deployment's nodes on the same stream; print the one with the most goodput");
-  command.add_option("-j,--threads", o->threads, "Threads for --search-ratio (default: all cores; results do not depend on it)");
+  command.add_option("-j,--jobs,--threads", o->threads, "Threads for --search-ratio (default: all cores; results do not depend on it)");
   command.callback([o, &exit_status] {
     run(*o);
     exit_status = 0;

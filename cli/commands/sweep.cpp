@@ -161,7 +161,7 @@ void attach_sweep(CLI::App& command, int& exit_status) {
   sub->add_option("scenario", o->scenario, "Base scenario YAML (see scenarios/README.md)")->required();
   sub->add_option("--grid", o->grids, "Axis: key=v1,v2,... or key=lo:hi:xF or key=lo:hi:+S (repeatable)");
   sub->add_option("--set", o->sets, "Override a key of the base scenario for every point (repeatable)");
-  sub->add_option("--jobs", o->jobs, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
+  sub->add_option("-j,--jobs", o->jobs, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
   sub->add_option("--out", o->out, "Write all points to results.csv or results.json");
   sub->add_option("--report", o->report, "Write an HTML report with the Pareto front");
   sub->add_flag("--json", o->json, "Print the results as JSON");

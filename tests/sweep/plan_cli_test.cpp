@@ -58,7 +58,7 @@ TEST(PlanCli, BadFlagsExit2NamingTheFlagAndWhatItTakes) {
 TEST(PlanCli, WritesTheRankingAsCsvAndTheBestLayoutAsAScenarioRunReproduces) {
   // Qwen3-235B on 256 H100 with every key but PP fixed: a handful of candidates, milliseconds each.
   const std::string dir = std::string(K3SIM_BINARY_DIR) + "/plan-cli-" + std::to_string(::getpid());
-  const auto r = run_k3sim("plan scenarios/qwen3-235b-h100-256.yaml --gpus 256 --top 2 --band 8 --fix parallel.tp=2 "
+  const auto r = run_k3sim("plan scenarios/qwen3-235b-h100-256.yaml --gpus 256 --top 2 --samples 8 --fix parallel.tp=2 "
                            "--fix parallel.ep=8 --fix parallel.schedule=1f1b --fix parallel.vpp=1 --fix parallel.zero=1 "
                            "--fix batch.micro_batch_seqs=1 --fix recompute=full --fix communication.alltoall=deepep --json "
                            "--csv '" + dir + ".csv' --write-best '" + dir + ".yaml'");
