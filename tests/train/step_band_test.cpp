@@ -158,20 +158,39 @@ TEST(StepBand, FactorResponseIsPiecewiseLinearThroughTheEnds) {
   EXPECT_DOUBLE_EQ(top.at(1), 0);
 }
 
+namespace {
+
+// DeepSeek-V3 on 128 H800 (16 nodes, PP4, EP32, 256 sequences) on the analytical network, and its plain run.
+struct SmallDsv3Step {
+  k3::input::ScenarioInputs in;
+  k3::train::StepResult plain;
+  explicit SmallDsv3Step(std::vector<std::string> sets) {
+    for (const char* s : {"cluster.nodes=16", "parallel.pp=4", "parallel.ep=32", "batch.global_batch_seqs=256",
+                          "network=analytical"}) {
+      sets.emplace_back(s);
+    }
+    in = k3::input::load_scenario_inputs(std::string(K3SIM_SOURCE_DIR) + "/scenarios/deepseek-v3-h800-2048.yaml",
+                                         sets, "");
+    k3::train::StepOptions opt;
+    opt.trace = false;
+    plain = k3::train::simulate_step(in.scenario, in.model, *in.topology, nullptr, opt);
+  }
+  k3::train::StepBand band(const k3::train::BandOptions& o) const {
+    return k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, o);
+  }
+};
+
+}  // namespace
+
 TEST(StepBand, SmallStepBandBracketsAndRanksWithSources) {
-  auto in = k3::input::load_scenario_inputs(
-      std::string(K3SIM_SOURCE_DIR) + "/scenarios/deepseek-v3-h800-2048.yaml",
-      {"cluster.nodes=16", "parallel.pp=4", "parallel.ep=32", "batch.global_batch_seqs=256", "network=analytical",
-       "kernel_tables=roofline"},  // the roofline's FP8 rate scale is the figure this test draws
-      "");
-  k3::train::StepOptions opt;
-  opt.trace = false;
-  const auto plain = k3::train::simulate_step(in.scenario, in.model, *in.topology, nullptr, opt);
+  // The roofline's FP8 rate scale is the figure this test draws.
+  const SmallDsv3Step step({"kernel_tables=roofline"});
+  const auto& plain = step.plain;
   k3::train::BandOptions band_options;
   band_options.samples = 16;
   band_options.threads = 2;
   band_options.entry_sensitivity = true;
-  const auto band = k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, band_options);
+  const auto band = step.band(band_options);
   EXPECT_LT(band.step_time_s.p10, band.step_time_s.p50);
   EXPECT_LT(band.step_time_s.p50, band.step_time_s.p90);
   // Every ranged entry is in the kernel stack or the communication stack: two factors, each at its two ends, and
@@ -198,13 +217,13 @@ TEST(StepBand, SmallStepBandBracketsAndRanksWithSources) {
   EXPECT_GT(fp8->step_time_at_low_s, fp8->step_time_at_high_s);
   // The same inputs give the same band on any thread count.
   band_options.threads = 1;
-  const auto again = k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, band_options);
+  const auto again = step.band(band_options);
   EXPECT_EQ(again.sample_step_time_s, band.sample_step_time_s);
   // This step's time is mostly kernels of one stack (the FP8 rate and the GEMM and HBM efficiencies): drawn apart,
   // their errors partly cancel, so the band is narrower than with the stack drawn as one factor.
   band_options.correlated_stacks = false;
   band_options.entry_sensitivity = false;
-  const auto apart = k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, band_options);
+  const auto apart = step.band(band_options);
   EXPECT_LT(apart.step_time_s.p90 - apart.step_time_s.p10, band.step_time_s.p90 - band.step_time_s.p10);
   // Issue 44, item 5: the band costs two runs per factor (neither stack sits wholly at an end), whatever the
   // samples, plus each entry alone at the ends that differ from its value; no reference run on this analytical step.
@@ -222,19 +241,13 @@ TEST(StepBand, SmallStepBandBracketsAndRanksWithSources) {
 // scenarios when this was built (k3sim run, then --band-by-simulation): P50 within 0.9%, P10..P90 1.1x to 1.8x
 // as wide. The bounds: P50 within 2%, width at least the simulated one's 0.8x (sampling) and at most 2.5x.
 TEST(StepBand, FactorResponseAgreesWithSimulatedSamples) {
-  auto in = k3::input::load_scenario_inputs(
-      std::string(K3SIM_SOURCE_DIR) + "/scenarios/deepseek-v3-h800-2048.yaml",
-      {"cluster.nodes=16", "parallel.pp=4", "parallel.ep=32", "batch.global_batch_seqs=256", "network=analytical"},
-      "");
-  k3::train::StepOptions opt;
-  opt.trace = false;
-  const auto plain = k3::train::simulate_step(in.scenario, in.model, *in.topology, nullptr, opt);
+  const SmallDsv3Step step({});
   k3::train::BandOptions band_options;
   band_options.samples = 24;
   band_options.threads = 2;
-  const auto response = k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, band_options);
+  const auto response = step.band(band_options);
   band_options.simulate_each_sample = true;
-  const auto simulated = k3::train::simulate_step_band(in.scenario, in.model, *in.topology, nullptr, plain, band_options);
+  const auto simulated = step.band(band_options);
   EXPECT_LT(response.runs, 8);
   EXPECT_GE(simulated.runs, 24);
   EXPECT_NEAR(response.step_time_s.p50 / simulated.step_time_s.p50, 1.0, 0.02);
