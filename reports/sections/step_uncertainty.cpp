@@ -1,8 +1,11 @@
 // Section "uncertainty" of a step report: the P10/P50/P90 band and the tornado chart of the sensitivity
 // ranking, from the "band" and "sensitivity" keys of `k3sim run --json` (results/band_output.hpp).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "reports/sections/step.hpp"
 #include "reports/text.hpp"
@@ -33,7 +36,11 @@ void add_ranking(Section& s, const nlohmann::json& ranking, const std::string& k
     low.values.push_back(e.at("step_time_at_low_s").get<double>() - nominal);
     high.values.push_back(e.at("step_time_at_high_s").get<double>() - nominal);
     std::string moved = e.at("range").get<std::string>();
-    if (e.contains("members")) moved += ": " + e.at("members").dump();
+    if (e.contains("members")) {
+      std::vector<std::string> members;
+      for (const auto& m : e.at("members")) members.push_back(m.get<std::string>());
+      moved += fmt::format(": {}", fmt::join(members, ", "));
+    }
     r.add_row({Cell::of_text(id), Cell::of_text(e.at("kind").get<std::string>()), Cell::of_text(moved),
                Cell::of_number(e.at("step_time_at_low_s").get<double>(), fmt::format("{}/{}/{}/step_time_at_low_s", k, key, i)),
                Cell::of_number(e.at("step_time_at_high_s").get<double>(), fmt::format("{}/{}/{}/step_time_at_high_s", k, key, i)),
