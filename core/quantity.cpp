@@ -124,6 +124,13 @@ std::string format_count(double c) {
   return fmt::format("{:.0f}", c);
 }
 
+std::string format_binary_count(double c) {
+  const double mib = 1024.0 * 1024.0;
+  if (c >= mib && std::fmod(c, mib) == 0) return fmt::format("{:.0f}M", c / mib);
+  if (c >= 1024 && std::fmod(c, 1024) == 0) return fmt::format("{:.0f}K", c / 1024);
+  return format_count(c);
+}
+
 std::string format_in_unit(double v, std::string_view unit) {
   if (unit == "s") return format_seconds(v);
   if (unit == "ms") return format_seconds(v / 1e3);

@@ -23,6 +23,9 @@ std::string format_bytes(double bytes);
 std::string format_seconds(double seconds);
 // 1.04e12 -> "1.04T", 3.2e9 -> "3.20B" (counts: parameters, tokens).
 std::string format_count(double count);
+// A count the way it is written on the command line when it is a whole number of 1024s (context lengths:
+// 131072 -> "128K", 1048576 -> "1M"), format_count otherwise.
+std::string format_binary_count(double count);
 // A value in its unit's human scale, the unit written after it: "s" and "ms" -> format_seconds, "B" ->
 // format_bytes, "tokens/s" -> "1.33M tokens/s", "USD" -> "$1.07M", "fraction of X" -> "41.7% of X"; any other unit
 // (or none) as 4 significant digits, or format_count from 10,000 up, and the unit ("2.35 requests/s").

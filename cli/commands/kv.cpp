@@ -66,7 +66,7 @@ void attach_kv(CLI::App& command, int& exit_status) {
     if (!opt->json) {
       fmt::print("{} x {} ({} HBM each, {}), weights {} B/param, {:.0f}% reserved\n", opt->gpus, gpu.name,
                  core::format_bytes(gpu.hbm_bytes), gpu.source, opt->weight_bytes, opt->reserve * 100);
-      fmt::print("{:<30} {:>9} {:>10} {:>12} {:>12} {:>12} {:>12} {:>10}\n", "model", "context", "KV B/token",
+      fmt::print("{:<30} {:>14} {:>10} {:>12} {:>12} {:>12} {:>12} {:>10}\n", "model", "context", "KV/token",
                  "state/seq", "per seq", "weights/GPU", "free/GPU", "max batch");
       for (const auto& row : j.at("rows")) {
         std::string fits;
@@ -75,9 +75,10 @@ void attach_kv(CLI::App& command, int& exit_status) {
                              core::format_bytes(row.at("batch_bytes_per_gpu").get<double>()),
                              row.at("batch_fits").get<bool>() ? "fits" : "does not fit");
         }
-        fmt::print("{:<30} {:>9} {:>10.0f} {:>12} {:>12} {:>12} {:>12} {:>10.0f}{}\n",
-                   row.at("model").get<std::string>(), fmt::format("{:.0f}", row.at("context").get<double>()),
-                   row.at("kv_cache_bytes_per_token").get<double>(),
+        fmt::print("{:<30} {:>14} {:>10} {:>12} {:>12} {:>12} {:>12} {:>10.0f}{}\n",
+                   row.at("model").get<std::string>(),
+                   core::format_binary_count(row.at("context").get<double>()) + " tokens",
+                   core::format_bytes(row.at("kv_cache_bytes_per_token").get<double>()),
                    core::format_bytes(row.at("state_bytes_per_sequence").get<double>()),
                    core::format_bytes(row.at("bytes_per_sequence").get<double>()),
                    core::format_bytes(row.at("weight_bytes_per_gpu").get<double>()),

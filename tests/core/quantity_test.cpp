@@ -65,3 +65,12 @@ TEST(Quantity, FormatInUnitUsesTheUnitsHumanScale) {
   EXPECT_EQ(k3::core::format_in_unit(96, ""), "96");
   EXPECT_EQ(k3::core::format_in_unit(23061, "requests"), "23.1K requests");
 }
+
+// Context lengths print as they are typed: 131072 = 128 x 1024 is "128K", 1048576 = 1024^2 is "1M"; 100000 is no
+// whole number of 1024s and takes format_count's "100.0K".
+TEST(Quantity, FormatBinaryCountWritesWholeKibiCountsAsTyped) {
+  EXPECT_EQ(k3::core::format_binary_count(131072), "128K");
+  EXPECT_EQ(k3::core::format_binary_count(1048576), "1M");
+  EXPECT_EQ(k3::core::format_binary_count(100000), "100.0K");
+  EXPECT_EQ(k3::core::format_binary_count(4096), "4K");
+}
