@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/quantity.hpp"
 
 namespace k3::core {
 
@@ -67,7 +68,7 @@ std::string format_value(double v, std::string_view unit) {
   if (unit == "s") return v < 1e-3 ? fmt::format("{:.3g} us", v * 1e6) : fmt::format("{:.4g} s", v);
   if (unit == "fraction") return fmt::format("{:.3g}", v);
   if (unit == "x") return fmt::format("{:.3g}x", v);
-  return fmt::format("{:.6g} {}", v, unit);
+  return format_in_unit(v, unit);
 }
 
 std::vector<std::string> describe(const std::vector<ProvenanceEntry>& entries) {

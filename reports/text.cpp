@@ -61,7 +61,13 @@ std::string display_number(double value, int significant) {
   if (std::isinf(value)) return value > 0 ? "\u221e" : "-\u221e";
   if (value == 0.0) return "0";
   const double mag = std::fabs(value);
-  if (mag < 1e-3 || mag >= 1e15) return fmt::format("{:.{}e}", value, std::max(significant - 1, 0));
+  if (mag < 1e-6) return fmt::format("{:.{}e}", value, std::max(significant - 1, 0));
+  // From a million up a decimal prefix (issue 47: no number of more than 6 digits without one).
+  struct Prefix { double scale; const char* name; };
+  static constexpr std::array<Prefix, 5> kPrefixes{{{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}}};
+  for (const auto& p : kPrefixes) {
+    if (mag >= p.scale) return display_number(value / p.scale, significant) + " " + p.name;
+  }
   const int int_digits = static_cast<int>(std::floor(std::log10(mag))) + 1;
   const int decimals = std::max(significant - int_digits, 0);
   return group_thousands(strip_trailing_zeros(fmt::format("{:.{}f}", value, decimals)));

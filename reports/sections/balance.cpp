@@ -6,6 +6,7 @@
 #include <functional>
 #include <numeric>
 
+#include "core/quantity.hpp"
 #include "reports/text.hpp"
 #include "core/error.hpp"
 
@@ -72,7 +73,7 @@ void add_balance_section(Report& report, std::span<const balancing::BalanceRun> 
 
   Table t({{"Model", ""}, {"Balancer", ""}, {"Tokens per step", "tokens"}, {"Noise floor", "MaxVio"},
            {"Steps to floor", "steps"}, {"Steady MaxVio mean", "MaxVio"}, {"Steady MaxVio p99", "MaxVio"},
-           {"All-reduce per layer", "B"}});
+           {"All-reduce per layer", ""}});
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     const std::string k = fmt::format("/runs/{}/", i);
@@ -81,7 +82,8 @@ void add_balance_section(Report& report, std::span<const balancing::BalanceRun> 
                r.steps_to_floor ? Cell::of_number(*r.steps_to_floor, k + "steps_to_floor") : Cell::of_text("not reached"),
                Cell::of_number(r.steady_maxvio_mean, k + "steady_maxvio_mean"),
                Cell::of_number(r.steady_maxvio_p99, k + "steady_maxvio_p99"),
-               Cell::of_number(r.allreduce_bytes_per_layer, k + "allreduce_bytes_per_layer")});
+               Cell{core::format_bytes(r.allreduce_bytes_per_layer), r.allreduce_bytes_per_layer,
+                    k + "allreduce_bytes_per_layer"}});
   }
   t.caption("Steady = mean and 99th percentile over the second half of the steps.");
   s.table(t);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/quantity.hpp"
 #include "reports/sections/json_fields.hpp"
 #include "reports/text.hpp"
 #include "core/error.hpp"
@@ -18,11 +19,6 @@ Cell keyed(const nlohmann::json& row, const char* field, const std::string& pref
   return Cell{display_number(v * scale), v, fmt::format("{}/rows/{}/{}", prefix, i, field)};
 }
 
-std::string context_label(double tokens) {
-  if (tokens >= 1024 * 1024 && std::fmod(tokens, 1024 * 1024) == 0) return fmt::format("{}M", tokens / (1024 * 1024));
-  if (tokens >= 1024 && std::fmod(tokens, 1024) == 0) return fmt::format("{}K", tokens / 1024);
-  return display_number(tokens);
-}
 
 }  // namespace
 
@@ -55,7 +51,7 @@ void fill_kv_section(Section& s, const nlohmann::json& kv, const std::string& p)
   BarChart batch;
   batch.title = "Largest batch that fits per replica";
   batch.category_label = "Context";
-  for (double c : contexts) batch.categories.push_back(context_label(c));
+  for (double c : contexts) batch.categories.push_back(core::format_binary_count(c));
   batch.value_axis = {"Sequences", "", true};
   for (const auto& m : models) {
     LineSeries line{m, {}, {}};
@@ -76,13 +72,15 @@ void fill_kv_section(Section& s, const nlohmann::json& kv, const std::string& p)
   s.chart(bar_chart(batch), "Log scale. Look at the longest context: how many whole sequences fit in the HBM left after "
                            "weights and reserve.");
 
-  Table t({{"Model", ""}, {"Context", "tokens"}, {"KV cache per token", "B"}, {"State per sequence", "MiB"},
+  Table t({{"Model", ""}, {"Context", "tokens"}, {"KV cache per token", ""}, {"State per sequence", "MiB"},
            {"Per sequence", "GiB"}, {"Per sequence per GPU", "GiB"}, {"Weights per GPU", "GiB"},
            {"Free per GPU", "GiB"}, {"Max batch", "sequences"}});
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    t.add_row({Cell::of_text(r.at("model").get<std::string>()), keyed(r, "context", p, i),
-               keyed(r, "kv_cache_bytes_per_token", p, i), keyed(r, "state_bytes_per_sequence", p, i, 1.0 / (1024 * 1024)),
+    const double context = num(r, "context"), kv_per_token = num(r, "kv_cache_bytes_per_token");
+    t.add_row({Cell::of_text(r.at("model").get<std::string>()),
+               Cell{core::format_binary_count(context), context, fmt::format("{}/rows/{}/context", p, i)},
+               Cell{core::format_bytes(kv_per_token), kv_per_token, fmt::format("{}/rows/{}/kv_cache_bytes_per_token", p, i)}, keyed(r, "state_bytes_per_sequence", p, i, 1.0 / (1024 * 1024)),
                keyed(r, "bytes_per_sequence", p, i, 1 / kGiB), keyed(r, "bytes_per_sequence_per_gpu", p, i, 1 / kGiB),
                keyed(r, "weight_bytes_per_gpu", p, i, 1 / kGiB), keyed(r, "free_bytes_per_gpu", p, i, 1 / kGiB),
                keyed(r, "max_batch", p, i)});
@@ -111,7 +109,7 @@ void write_kv_report(const std::string& path, const nlohmann::json& kv, RunInfo 
     if (rows[i].at("model") == model && num(rows[i], "context") >= num(rows[longest], "context")) longest = i;
   const auto& r = rows[longest];
   const std::string k = fmt::format("/rows/{}/", longest);
-  const std::string at = "at " + context_label(num(r, "context")) + " tokens";
+  const std::string at = "at " + core::format_binary_count(num(r, "context")) + " tokens";
   report.add_section("summary", "Summary")
       .cards({{"KV cache per token", num(r, "kv_cache_bytes_per_token"), "KiB", k + "kv_cache_bytes_per_token",
                "all full-attention layers", 1.0 / 1024},

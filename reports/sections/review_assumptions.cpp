@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/provenance.hpp"
 #include "reports/sections/review_parts.hpp"
 #include "reports/text.hpp"
 
@@ -30,14 +31,18 @@ void add_assumptions(Report& report, const std::vector<VariantView>& vs) {
   }
   for (const auto& [kind, rows] : by_kind) {
     Blocks inner;
-    Table t({{"Entry", ""}, {"Value", ""}, {"Range", ""}, {"Unit", ""}, {"Source", ""}});
+    Table t({{"Entry", ""}, {"Value", ""}, {"Range", ""}, {"Source", ""}});
     for (const auto& [v, i] : rows) {
       const auto& e = vs[v].result().at("provenance")[i];
       const double value = e.at("value").get<double>();
+      const auto unit = e.at("unit").get<std::string>();
+      // In the unit's human scale, as the run report and `k3sim run` print them (issue 47).
+      const auto text = [&unit](double x) { return core::format_value(x, unit); };
+      const double low = e.at("low").get<double>(), high = e.at("high").get<double>();
       t.add_row({Cell::of_text(e.at("id").get<std::string>()),
-                 Cell{display_number(value), value, fmt::format("{}/result/provenance/{}/value", vs[v].pointer, i)},
-                 Cell::of_text(display_number(e.at("low").get<double>()) + " .. " + display_number(e.at("high").get<double>())),
-                 Cell::of_text(e.at("unit").get<std::string>()), Cell::of_text(e.at("source").get<std::string>())});
+                 Cell{text(value), value, fmt::format("{}/result/provenance/{}/value", vs[v].pointer, i)},
+                 Cell::of_text(low == high ? "exact" : text(low) + " .. " + text(high)),
+                 Cell::of_text(e.at("source").get<std::string>())});
     }
     inner.table(t);
     s.details(fmt::format("{} ({} entries)", kind, rows.size()), inner);

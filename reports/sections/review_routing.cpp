@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/quantity.hpp"
 #include "reports/sections/review_parts.hpp"
 #include "reports/sections/traffic.hpp"
 #include "reports/text.hpp"
@@ -194,7 +195,7 @@ void add_balancing(Report& report, const nlohmann::json& review, const std::vect
   }
 
   Table t({{"Model", ""}, {"Balancer", ""}, {"Noise floor", "MaxVio"}, {"Steps to 1.5x floor", "steps"},
-           {"Steady MaxVio mean", "MaxVio"}, {"Steady MaxVio p99", "MaxVio"}, {"All-reduce per layer", "B"}});
+           {"Steady MaxVio mean", "MaxVio"}, {"Steady MaxVio p99", "MaxVio"}, {"All-reduce per layer", ""}});
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     const std::string k = fmt::format("/review/balance/runs/{}", i);
@@ -202,7 +203,8 @@ void add_balancing(Report& report, const nlohmann::json& review, const std::vect
                keyed(r, k, "/noise_floor"),
                r.at("steps_to_floor").is_null() ? Cell::of_text("not reached") : keyed(r, k, "/steps_to_floor"),
                keyed(r, k, "/steady_maxvio_mean"), keyed(r, k, "/steady_maxvio_p99"),
-               keyed(r, k, "/allreduce_bytes_per_layer")});
+               Cell{core::format_bytes(num(r, "/allreduce_bytes_per_layer")), num(r, "/allreduce_bytes_per_layer"),
+                    k + "/allreduce_bytes_per_layer"}});
   }
   t.caption("Steady = mean and 99th percentile over the second half of the steps.");
   s.table(t);

@@ -6,6 +6,7 @@
 #include <map>
 #include <span>
 
+#include "core/quantity.hpp"
 #include "model/balancing/balancers.hpp"
 #include "sim/train/step_accounting.hpp"
 #include "sim/train/step_memory.hpp"
@@ -95,8 +96,8 @@ class DpWorkBuilder {
     // max(40000000, 1000000 * dp_size) parameters".
     const double floor_params = in_.prov.add_exact(
         "dp.bucket_min_params", 40e6, "parameters", core::SourceKind::assumption,
-        "Megatron-Core DistributedDataParallelConfig.bucket_size default: max(40000000, 1000000 x dp_size) parameters "
-        "per bucket (the per-rank term is 1,000,000 x dp_size)");
+        "Megatron-Core DistributedDataParallelConfig.bucket_size default: max(40 M, 1 M x dp_size) parameters per "
+        "bucket");
     const auto bucket = [&](int ranks) { return std::max(floor_params, 1e6 * ranks); };
     // fp32 by default (Megatron-LM with BF16 forces --accumulate-allreduce-grads-in-fp32); 2 bytes when
     // precision.gradient_reduce says the run reduced its BF16/FP16 gradients as they are.
@@ -351,8 +352,8 @@ class DpWorkBuilder {
       out_.assumptions.push_back(fmt::format(
           "load balancer {}: per MoE layer per step, {:.4g} MB all-reduced over DP x CP {}{}, after the backward passes",
           balancer->name(), bytes / 1e6, data_ranks_,
-          balancer->bins() > 0 ? fmt::format(" and a histogram kernel reading {:.4g} tokens x {} fp32 router scores",
-                                             tokens_per_rank, experts)
+          balancer->bins() > 0 ? fmt::format(" and a histogram kernel reading {} tokens x {} fp32 router scores",
+                                             core::format_count(tokens_per_rank), experts)
                                : std::string()));
     }
   }

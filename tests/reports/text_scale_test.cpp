@@ -23,15 +23,22 @@ TEST(ReportText, ExactNumberRoundTrips) {
 }
 
 TEST(ReportText, DisplayNumberKeepsSignificantDigits) {
-  // 1234567 has 7 integer digits > 4 significant: no decimals, thousands grouped.
-  EXPECT_EQ(display_number(1234567.0), "1,234,567");
+  // 1234567 is over a million: 1.234567 M to 4 significant digits, 1.235 M (issue 47: no 7-digit number without a
+  // prefix); 999999 stays grouped; 2.78e12 is 2.78 T; 1.9789e15 FLOP/s is 1.979 P.
+  EXPECT_EQ(display_number(1234567.0), "1.235 M");
+  EXPECT_EQ(display_number(999999.0), "999,999");
+  EXPECT_EQ(display_number(2.78e12), "2.78 T");
+  EXPECT_EQ(display_number(1.9789e15), "1.979 P");
   // 0.012346: leading digit at 1e-2, 4 significant -> 5 decimals -> 0.01235 (rounded half up from ...46).
   EXPECT_EQ(display_number(0.012346), "0.01235");
   // 1.5 with 4 significant -> "1.500" -> trailing zeros dropped.
   EXPECT_EQ(display_number(1.5), "1.5");
   EXPECT_EQ(display_number(-2048.0), "-2,048");
-  // Below 1e-3 switches to scientific with 3 decimals in the mantissa.
-  EXPECT_EQ(display_number(2.5e-5), "2.500e-05");
+  // Down to 1e-6 decimals keep 4 significant digits: 2.5e-5 -> 0.00002500 -> 0.000025; -7.566e-4 -> -0.0007566.
+  // Below 1e-6 scientific with 3 decimals in the mantissa.
+  EXPECT_EQ(display_number(2.5e-5), "0.000025");
+  EXPECT_EQ(display_number(-7.566e-4), "-0.0007566");
+  EXPECT_EQ(display_number(2.5e-7), "2.500e-07");
   EXPECT_EQ(display_number(0.0), "0");
 }
 
