@@ -20,7 +20,7 @@ std::vector<Metric> metrics_of(const nlohmann::json& variants) {
       {"/result/mfu", "MFU", "fraction of BF16 peak"},
       {"/memory_headroom_bytes_per_gpu", "memory headroom per GPU", "B"},
       {"/kv_cache/bytes_per_sequence", "KV cache + state per sequence at the planned context", "B"},
-      {"/result/cost_per_trillion_tokens_usd", "cost per 1e12 tokens", "USD"},
+      {"/result/cost_per_trillion_tokens_usd", "cost per trillion tokens", "USD"},
   };
   // Union over variants of breakdown entries and link classes, in first-seen order.
   std::vector<std::string> seen;

@@ -5,7 +5,7 @@
 namespace k3::sweep {
 
 struct Objective2 {
-  double x = 0;  // e.g. GPUs, or USD per 1e12 tokens
+  double x = 0;  // e.g. GPUs, or USD per trillion tokens
   double y = 0;  // e.g. step time in s
 };
 

@@ -1,7 +1,7 @@
 // `k3sim compare <scenario.yaml>... [--set k=v]... [--json] [--report out.html]`: simulates each scenario
 // (or each entry of a scenario's `variants:` list) as `k3sim run` would and tabulates them side by side
 // with deltas against the first: step time and breakdown, tokens/s, MFU, memory headroom, bytes per link
-// class, KV cache at the planned context, cost per 1e12 tokens.
+// class, KV cache at the planned context, cost per trillion tokens.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -117,7 +117,7 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
   }
   const bool banded = r.band_samples > 0;
   fmt::print("\n {:>4}  {:<{}} {:>10} {:>10}{} {:>12} {:>12} {:>14} {:>6}\n", "rank", "layout", width, "step (s)", "flow (s)",
-             banded ? fmt::format(" {:>15}", "flow P10-P90 (s)") : std::string(), "tokens/s", "headroom", "$ / 1e12 tok", "MFU");
+             banded ? fmt::format(" {:>15}", "flow P10-P90 (s)") : std::string(), "tokens/s", "headroom", "$ / T tokens", "MFU");
   // The rows the bound keeps exact; --json and --csv have every simulated candidate.
   const int rows_shown = static_cast<int>(std::max<std::size_t>(r.exact_rows, 1));
   int rank = 0;
@@ -388,7 +388,7 @@ void attach_plan(CLI::App& command, int& exit_status) {
   sub->add_option("--attainment", o->attainment, "... for this share of the requests (default 0.9)");
   sub->add_option("--max-gpus", o->max_gpus, "Largest cluster --tokens/--days or --serve tries (default 131072)");
   sub->add_option("--gpu", o->gpu, "GPU type: the cluster preset built of it replaces the scenario's (h200, b200, ...)");
-  sub->add_option("--objective", o->objective, "Rank by step time or by cost per 1e12 tokens")
+  sub->add_option("--objective", o->objective, "Rank by step time or by cost per trillion tokens")
       ->check(CLI::IsMember({"time", "cost"}));
   sub->add_option("--fix", o->fixes, "Hold a key at one value, out of the search: key=value (repeatable)");
   sub->add_option("--grid", o->grids, "Search a key over values too: key=v1,v2 or key=lo:hi:x2 (repeatable)");

@@ -136,7 +136,7 @@ int sweep(const SweepOptions& o) {
     }
     fmt::print("{}: {} points, {} feasible, {} on the Pareto front over ({}, step time), {} network model\n",
                o.scenario, results.size(), j.at("points_feasible").get<std::size_t>(),
-               j.at("points_on_front").get<std::size_t>(), o.pareto == "cost" ? "USD per 1e12 tokens" : "GPUs",
+               j.at("points_on_front").get<std::size_t>(), o.pareto == "cost" ? "USD per trillion tokens" : "GPUs",
                networks.empty() ? std::string("no") : fmt::format("{}", fmt::join(networks, " and ")));
     for (const auto& r : results) {
       std::string where;
@@ -165,7 +165,7 @@ void attach_sweep(CLI::App& command, int& exit_status) {
   sub->add_option("--out", o->out, "Write all points to results.csv or results.json");
   sub->add_option("--report", o->report, "Write an HTML report with the Pareto front");
   sub->add_flag("--json", o->json, "Print the results as JSON");
-  sub->add_option("--pareto", o->pareto, "Front over GPUs or cost per 1e12 tokens, against step time")
+  sub->add_option("--pareto", o->pareto, "Front over GPUs or cost per trillion tokens, against step time")
       ->check(CLI::IsMember({"gpus", "cost"}));
   sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate`");
   sub->callback([o, &exit_status] { exit_status = sweep(*o); });

@@ -163,7 +163,7 @@ void write_balance_report(const std::string& path, std::span<const balancing::Ba
       info.assumptions.push_back({"k3-448 routing", "448 routed experts, top-8, width 7168 (iso-cost alternative)",
                                   "DESIGN.md, seeds"});
   }
-  info.assumptions.push_back({"Sign-SGD bias step u (default)", "1e-3", "Wang et al., arXiv:2408.15664"});
+  info.assumptions.push_back({"Sign-SGD bias step u (default)", "0.001", "Wang et al., arXiv:2408.15664"});
   info.assumptions.push_back({"QB histogram bins (default)", "1000 (as good as 10000)", "K3 report, arXiv:2607.24653 (DESIGN.md)"});
   info.assumptions.push_back({"Router", "synthetic: topic mixture with per-expert popularity offsets", "k3sim model"});
   report.add_run_info(info);

@@ -119,7 +119,7 @@ void ranking(Report& report, const nlohmann::json& p, const std::string& at) {
                {"Band P90", "s"},
                {"Tokens/s", "tokens/s"},
                {"Headroom", "GiB"},
-               {"Cost per 1e12 tokens", "USD"},
+               {"Cost per trillion tokens", "USD"},
                {"MFU", "%"}});
   const auto rows = std::max<std::size_t>(1, p.at("exact_rows").get<std::size_t>());
   table.caption(fmt::format("The best {} (exact: no candidate left unsimulated can enter them); --json and --csv have "

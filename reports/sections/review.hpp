@@ -1,6 +1,6 @@
 #pragma once
 // The review report of `k3sim compare`: what an infra review reads. It opens with the verdict in words and
-// figures (which variant wins on step time, cost per 1e12 tokens and memory headroom, by how much, the
+// figures (which variant wins on step time, cost per trillion tokens and memory headroom, by how much, the
 // causes that account for most of the difference, whether it holds across the uncertainty band), then one
 // section per review question, chart first and table after: step time (diverging breakdown deltas), the
 // all-to-all (bytes per link class, dedup, one EP group's traffic matrix, the latent saving), load

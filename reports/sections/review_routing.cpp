@@ -127,7 +127,7 @@ void add_balancing(Report& report, const nlohmann::json& review, const std::vect
       "MaxVio = (max - mean) / mean tokens per expert of the global batch after each bias update, for Quantile "
       "Balancing (histogram, 1000 bins) and sign-SGD on each variant's routing shape: {} ranks x {} tokens per step, "
       "{} steps (the `k3sim balance` model; a short run, to keep the report fast: sign-SGD moves each bias by a fixed "
-      "1e-3 per step and needs hundreds of steps, `k3sim balance --steps 300` shows the rest). The noise floor is what "
+      "0.001 per step and needs hundreds of steps, `k3sim balance --steps 300` shows the rest). The noise floor is what "
       "an ideal router with equal expected loads still shows on a batch of that size.",
       balance.at("ranks").get<int>(), balance.at("tokens_per_rank").get<int>(), balance.at("steps").get<int>()));
   LineChart c;

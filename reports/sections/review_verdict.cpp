@@ -127,8 +127,8 @@ void add_verdict(Report& report, const nlohmann::json& comparison, const std::ve
   });
   const std::vector<Metric> metrics{
       {"Step time", "/result/step_time_s", true, seconds_text},
-      priced ? Metric{"Cost per 1e12 tokens", "/result/cost_per_trillion_tokens_usd", true, usd_text}
-             : Metric{"GPU-hours per 1e12 tokens", "/result/gpu_hours_per_trillion_tokens", true,
+      priced ? Metric{"Cost per trillion tokens", "/result/cost_per_trillion_tokens_usd", true, usd_text}
+             : Metric{"GPU-hours per trillion tokens", "/result/gpu_hours_per_trillion_tokens", true,
                       [](double h) { return display_number(h, 3) + " GPU-h"; }},
       {"Memory headroom per GPU", "/memory_headroom_bytes_per_gpu", false, gib_text},
   };
@@ -171,7 +171,7 @@ void add_verdict(Report& report, const nlohmann::json& comparison, const std::ve
   for (const auto& v : vs) {
     const auto& r = v.result();
     if (priced) {
-      cards.push_back({v.name + " cost per 1e12 tokens", r.at("cost_per_trillion_tokens_usd").get<double>(), "k USD",
+      cards.push_back({v.name + " cost per trillion tokens", r.at("cost_per_trillion_tokens_usd").get<double>(), "k USD",
                        v.pointer + "/result/cost_per_trillion_tokens_usd",
                        display_number(r.at("gpu_hours_per_trillion_tokens").get<double>(), 3) + " GPU-hours", 1e-3});
     }

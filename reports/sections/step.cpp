@@ -190,7 +190,7 @@ void add_links(Report& report, const nlohmann::json& step, const std::string& k)
   bytes.series.push_back(std::move(b));
   util.series.push_back(std::move(u));
   bytes.size = util.size = {960, 300};
-  if (!bytes.categories.empty()) s.chart(bar_chart(bytes), "Log scale. 1 TB = 1e12 B. Classes that carried nothing are left out.");
+  if (!bytes.categories.empty()) s.chart(bar_chart(bytes), "Log scale. 1 TB = 10^12 B. Classes that carried nothing are left out.");
   s.chart(bar_chart(util));
   s.table(t);
 }
@@ -238,11 +238,11 @@ std::vector<Card> step_cards(const nlohmann::json& step, const std::string& k) {
                                      display_number(hbm / kGiB)),
                    1 / kGiB});
   if (step.contains("cost_per_trillion_tokens_usd")) {
-    cards.push_back({"Cost per 1e12 tokens", num(step, "cost_per_trillion_tokens_usd"), "USD",
+    cards.push_back({"Cost per trillion tokens", num(step, "cost_per_trillion_tokens_usd"), "USD",
                      k + "/cost_per_trillion_tokens_usd",
                      fmt::format("{} GPU-hours", display_number(num(step, "gpu_hours_per_trillion_tokens")))});
   } else {
-    cards.push_back({"GPU-hours per 1e12 tokens", num(step, "gpu_hours_per_trillion_tokens"), "GPU-h",
+    cards.push_back({"GPU-hours per trillion tokens", num(step, "gpu_hours_per_trillion_tokens"), "GPU-h",
                      k + "/gpu_hours_per_trillion_tokens", "no price given (scenario key price_per_gpu_hour)"});
   }
   return cards;

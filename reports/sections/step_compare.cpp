@@ -52,7 +52,7 @@ void add_step_comparison_section(Report& report, const std::vector<nlohmann::jso
   Section& s = report.add_section("comparison", "Variants side by side");
 
   Table t({{"Variant", ""}, {"Step time", "s"}, {"Throughput", "tokens/s"}, {"Model FLOPs per GPU", "TFLOP/s"},
-           {"MFU", "%"}, {"Memory per GPU", "GiB"}, {"GPU-hours per 1e12 tokens", "GPU-h"}});
+           {"MFU", "%"}, {"Memory per GPU", "GiB"}, {"GPU-hours per trillion tokens", "GPU-h"}});
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const auto& st = steps[i];
     t.add_row({Cell::of_text(names[i]), cell(st, "step_time_s", key_prefixes, i), cell(st, "tokens_per_s", key_prefixes, i),

@@ -148,7 +148,7 @@ std::vector<std::string> run_verdict(const train::StepResult& r, const nlohmann:
   out.push_back(fmt::format("One step of {} on {} GPUs takes {} s: {} M tokens/s, {:.1f}% MFU{}.", r.model, r.gpus,
                             display_number(r.step_time_s, 3), display_number(r.tokens_per_s / 1e6, 3), 100 * r.mfu,
                             r.cost_per_trillion_tokens > 0
-                                ? fmt::format(", ${} k per 1e12 tokens", display_number(r.cost_per_trillion_tokens / 1e3, 3))
+                                ? fmt::format(", ${} k per trillion tokens", display_number(r.cost_per_trillion_tokens / 1e3, 3))
                                 : std::string{}));
   auto causes = r.breakdown;
   std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });

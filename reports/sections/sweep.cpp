@@ -20,7 +20,7 @@ void write_sweep_report(const std::string& path, const nlohmann::json& sweep, co
             "/points_on_front", "no other point is cheaper and faster"}});
   reports::ScatterChart chart;
   chart.title = "Feasible points";
-  chart.x_axis = by_cost ? reports::Axis{"Cost per 1e12 tokens", "USD"} : reports::Axis{"GPUs", "GPUs"};
+  chart.x_axis = by_cost ? reports::Axis{"Cost per trillion tokens", "USD"} : reports::Axis{"GPUs", "GPUs"};
   chart.y_axis = {"Step time", "s"};
   std::vector<reports::Column> columns{{"Point", ""}};
   for (const auto& a : sweep.at("axes")) columns.push_back({a.at("key").get<std::string>(), ""});
@@ -55,7 +55,7 @@ void write_sweep_report(const std::string& path, const nlohmann::json& sweep, co
   }
   if (!chart.points.empty()) {
     s.chart(reports::scatter_chart(chart),
-            std::string("Step time against ") + (by_cost ? "cost per 1e12 tokens" : "GPUs") + "; the front is drawn");
+            std::string("Step time against ") + (by_cost ? "cost per trillion tokens" : "GPUs") + "; the front is drawn");
   }
   s.table(table);
   reports::RunInfo info;
