@@ -133,6 +133,17 @@ double objective_of(const PlanCandidate& c, PlanObjective o) {
 
 }  // namespace
 
+void rank_candidates(std::vector<PlanCandidate>& candidates, PlanObjective objective) {
+  std::stable_sort(candidates.begin(), candidates.end(), [&](const PlanCandidate& a, const PlanCandidate& b) {
+    if (a.feasible != b.feasible) return a.feasible;
+    if (a.feasible && objective_of(a, objective) != objective_of(b, objective)) {
+      return objective_of(a, objective) < objective_of(b, objective);
+    }
+    if (a.feasible && a.headroom_bytes() != b.headroom_bytes()) return a.headroom_bytes() > b.headroom_bytes();
+    return a.grid_index < b.grid_index;
+  });
+}
+
 bool changes_resolved_inputs(const std::string& key) {
   return key == "model" || key.starts_with("cluster.") || key == "cluster" || key == "profile";
 }
@@ -286,14 +297,7 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   out.simulated = simulated.size();
   out.search_wall_s = core::wall_clock_s() - start_s;
 
-  // Feasible first by the objective, ties in grid order, so the ranking is deterministic.
-  std::stable_sort(simulated.begin(), simulated.end(), [&](const PlanCandidate& a, const PlanCandidate& b) {
-    if (a.feasible != b.feasible) return a.feasible;
-    if (a.feasible && objective_of(a, o.objective) != objective_of(b, o.objective)) {
-      return objective_of(a, o.objective) < objective_of(b, o.objective);
-    }
-    return a.grid_index < b.grid_index;
-  });
+  rank_candidates(simulated, o.objective);
   std::vector<Objective2> front_points;
   std::size_t feasible = 0;
   for (const auto& c : simulated) {

@@ -17,6 +17,7 @@
 
 #include "cli/commands/planned_scenario.hpp"
 #include "cli/commands/plan_serve.hpp"
+#include "core/quantity.hpp"
 #include "core/error.hpp"
 #include "core/text_file.hpp"
 #include "core/threads.hpp"
@@ -133,19 +134,23 @@ void print_plan(const PlanCliOptions& o, const sweep::PlanResult& r) {
         !banded ? std::string()
         : c.band_step_time_s ? fmt::format(" {:>16}", fmt::format("{:.3f}-{:.3f}", c.band_step_time_s->p10, c.band_step_time_s->p90))
                              : fmt::format(" {:>16}", "-");
-    fmt::print(" {:>4}  {:<{}} {:>10.3f} {:>10}{} {:>12.4g} {:>8.1f} GiB {:>14} {:>5.1f}%{}\n", ++rank,
+    fmt::print(" {:>4}  {:<{}} {:>10.3f} {:>10}{} {:>12} {:>8.1f} GiB {:>14} {:>5.1f}%{}\n", ++rank,
                settings_text(c.settings), width, c.step_time_s,
-               c.flow_step_time_s ? fmt::format("{:.3f}", *c.flow_step_time_s) : std::string("-"), band, c.tokens_per_s,
+               c.flow_step_time_s ? fmt::format("{:.3f}", *c.flow_step_time_s) : std::string("-"), band,
+               core::format_count(c.tokens_per_s),
                c.headroom_bytes() / core::kGiB,
-               c.cost_per_trillion_tokens_usd ? fmt::format("{:.0f}", *c.cost_per_trillion_tokens_usd) : "-",
+               c.cost_per_trillion_tokens_usd ? "$" + core::format_count(*c.cost_per_trillion_tokens_usd) : "-",
                100 * c.mfu, c.pareto ? "  [Pareto]" : "");
   }
   if (r.ranked.empty() || !r.ranked.front().feasible) {
     fmt::print("  no candidate fits: relax --fix, add GPUs, or lower the batch\n");
     return;
   }
-  if (const auto loses = sweep::runner_up_loses_on(r); !loses.empty()) {
-    fmt::print("\nthe runner-up loses on {}\n", loses);
+  if (r.ranked.size() > 1 && r.ranked[1].feasible) {
+    const auto loses = sweep::runner_up_loses_on(r);
+    fmt::print("\nthe runner-up {}; it leaves {:.1f} GiB of HBM free per GPU against the winner's {:.1f} GiB\n",
+               loses.empty() ? "is as fast in every category of the step" : "loses most on " + loses,
+               r.ranked[1].headroom_bytes() / core::kGiB, r.ranked[0].headroom_bytes() / core::kGiB);
   }
   std::size_t rerun = 0;
   for (const auto& c : r.ranked) rerun += c.flow_step_time_s ? 1 : 0;
@@ -190,9 +195,10 @@ void write_best_scenario(const std::string& path, const std::string& text, const
 }
 
 void print_cluster_plan(const PlanCliOptions& o, const sweep::ClusterPlanResult& r) {
-  fmt::print("{}: {:.3g} tokens in {:g} days need {:.4g} tokens/s, a step of at most {:.3f} s; at least {} GPUs at "
+  fmt::print("{}: {} tokens in {:g} days need {} tokens/s, a step of at most {:.3f} s; at least {} GPUs at "
              "their peak FLOP/s\n",
-             o.scenario, r.goal.tokens, r.goal.days, r.required_tokens_per_s, r.goal_step_time_s, r.floor_gpus);
+             o.scenario, core::format_count(r.goal.tokens), r.goal.days, core::format_count(r.required_tokens_per_s),
+             r.goal_step_time_s, r.floor_gpus);
   for (const auto& t : r.tried) {
     fmt::print("  {:>7} GPUs: {:>6} candidates, {:>4} simulated in {:>6.1f} s: {}\n", t.gpus, t.candidates, t.simulated,
                t.wall_s,

@@ -32,8 +32,19 @@ void verdict(Section& s, const nlohmann::json& p, const std::string& at) {
                                       ? fmt::format(", {:.3f} s on the flow network", best.at("flow_step_time_s").get<double>())
                                       : std::string()));
   if (ranked.size() > 1 && ranked[1].at("feasible").get<bool>()) {
-    sentences.push_back(fmt::format("The runner-up ({}) takes {:.3f} s; it loses on {}.", layout_text(ranked[1].at("settings")),
-                                    ranked[1].at("step_time_s").get<double>(), p.at("runner_up_loses_on").get<std::string>()));
+    // What the runner-up trades (issue 47: "it loses on ." said nothing when no category of its step was longer):
+    // the category it loses most on, and the HBM each leaves free.
+    const auto loses = p.at("runner_up_loses_on").get<std::string>();
+    const auto headroom = [](const nlohmann::json& c) {
+      return c.contains("memory_headroom_gib") ? fmt::format("{:.1f} GiB", c.at("memory_headroom_gib").get<double>())
+                                               : std::string("?");
+    };
+    sentences.push_back(fmt::format("The runner-up ({}) takes {:.3f} s; {}; it leaves {} of HBM free per GPU against the "
+                                    "winner's {}.",
+                                    layout_text(ranked[1].at("settings")), ranked[1].at("step_time_s").get<double>(),
+                                    loses.empty() ? "it is as fast in every category of the step"
+                                                  : "it loses most on " + loses,
+                                    headroom(ranked[1]), headroom(best)));
   }
   if (p.contains("band")) {
     const auto& b = p.at("band");

@@ -200,6 +200,28 @@ TEST(PlanSearch, ReturnsTheOptimumOfAnExhaustiveSimulation) {
   EXPECT_EQ(every.ranked.front().settings, best.settings);
 }
 
+// Issue 47: of layouts equally fast, the one that leaves more HBM free ranks first. A (10 s, 1 GiB free, first in
+// the grid), B (10 s, 16 GiB free), C (9 s, 0.5 GiB free) and D (over HBM) rank C (fastest), B (ties A, more free
+// HBM), A, D (infeasible last); E ties B exactly, headroom and all, and follows it by grid order.
+TEST(PlanSearch, TiesGoToTheLayoutWithMoreHbmFree) {
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  const auto candidate = [&](std::size_t grid, bool feasible, double step_s, double free_gib) {
+    PlanCandidate c;
+    c.grid_index = grid;
+    c.feasible = feasible;
+    c.step_time_s = step_s;
+    c.hbm_bytes = 80 * kGiB;
+    c.memory_bytes = (80 - free_gib) * kGiB;
+    return c;
+  };
+  std::vector<PlanCandidate> ranked = {candidate(0, true, 10, 1), candidate(1, true, 10, 16), candidate(2, true, 9, 0.5),
+                                       candidate(3, false, 0, -4), candidate(4, true, 10, 16)};
+  rank_candidates(ranked, PlanObjective::time);
+  std::vector<std::size_t> order;
+  for (const auto& c : ranked) order.push_back(c.grid_index);
+  EXPECT_EQ(order, (std::vector<std::size_t>{2, 1, 4, 0, 3}));
+}
+
 // The small model resolved on `gpus` GPUs (nodes of 4) of the same node and switch.
 input::ScenarioInputs small_inputs_on(std::int64_t gpus) {
   auto in = small_inputs();
