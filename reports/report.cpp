@@ -103,7 +103,9 @@ Section& Report::add_section(std::string id, std::string title) {
 
 void Report::set_header_facts(const RunInfo& info) {
   std::vector<std::string> facts;
-  if (!info.scenario_name.empty()) facts.push_back("Scenario " + info.scenario_name);
+  // What was run, so the page can be reproduced (issue 47: this said "Scenario Scenario YAML as run", the caption of
+  // the YAML further down).
+  if (!info.command.empty()) facts.push_back(info.command);
   facts.push_back(info.version + ", commit " + std::string(core::source_commit()));
   const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
   facts.push_back(fmt::format("generated {:%Y-%m-%d %H:%M} UTC", now));

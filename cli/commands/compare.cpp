@@ -165,6 +165,8 @@ int compare(const CompareOptions& o) {
   std::string command = "k3sim compare";
   for (const auto& s : o.scenarios) command += " " + s;
   for (const auto& s : o.sets) command += " --set " + s;
+  if (!o.profile.empty()) command += " --profile " + o.profile;
+  if (o.samples != 64) command += " --samples " + std::to_string(o.samples);
   if (!o.report.empty()) {
     reports::RunInfo info;
     info.command = command;

@@ -148,6 +148,7 @@ void attach_run(CLI::App& command, int& exit_status) {
     o->command = "k3sim run " + o->scenario;
     for (const auto& s : o->sets) o->command += " --set " + s;
     if (!o->profile.empty()) o->command += " --profile " + o->profile;
+    if (o->samples != 64) o->command += " --samples " + std::to_string(o->samples);
     if (o->sensitivity_by_entry) o->command += " --sensitivity-by-entry";
     if (o->band_by_simulation) o->command += " --band-by-simulation";
     exit_status = run(*o);
