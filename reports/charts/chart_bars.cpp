@@ -81,7 +81,7 @@ Svg bar_chart(const BarChart& c) {
   if (horizontal) {
     double widest = 0;
     for (const auto& cat : c.categories) widest = std::max(widest, detail::text_width_px(cat));
-    left = std::clamp(widest + 40, 70.0, 260.0);  // room for the rotated axis label
+    left = std::clamp(widest + 40, 70.0, 330.0);  // room for the rotated axis label; a third of a 960 px chart
   }
   const detail::PlotArea area = detail::frame(canvas, c.title, left, legend);
   const auto [lo, hi] = value_range(c);
