@@ -125,6 +125,15 @@ void apply_override(YAML::Node root, const Override& o) {
   node[parts.back()] = value;
 }
 
+void apply_overrides(YamlValue& doc, const std::vector<Override>& overrides) {
+  std::vector<std::string> set_keys;
+  for (const auto& o : overrides) {
+    apply_override(doc.node(), o);
+    set_keys.push_back(o.key);
+  }
+  doc.mark_set_by_override(std::move(set_keys));
+}
+
 std::string resolve_relative(const std::string& ref, const std::string& scenario_path) {
   const bool looks_like_path = ref.find('/') != std::string::npos || ref.ends_with(".yaml") ||
                                ref.ends_with(".yml") || ref.ends_with(".json");
@@ -271,11 +280,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
                         const std::vector<Override>& overrides, bool keep_text) {
   auto doc = YamlValue::parse_string(yaml_text, source_name);
   if (!doc.is_map()) doc.fail("a scenario must be a YAML mapping", "keys such as model, cluster, parallel, batch");
+  apply_overrides(doc, overrides);
   YAML::Node root = doc.node();
-  for (const auto& o : overrides) apply_override(root, o);
-  std::vector<std::string> set_keys;
-  for (const auto& o : overrides) set_keys.push_back(o.key);
-  doc.mark_set_by_override(std::move(set_keys));
 
   Scenario s;
   s.source = source_name;

@@ -42,6 +42,8 @@ Override parse_override(const std::string& text);  // InputError naming --set wh
 
 // Parts a serving scenario (serve_scenario.hpp) reads the same way.
 void apply_override(YAML::Node root, const Override& o);
+// Every override applied to the document, which then blames errors about their keys on --set.
+void apply_overrides(core::YamlValue& doc, const std::vector<Override>& overrides);
 // A path relative to the scenario file; bare names (presets) stay as they are.
 std::string resolve_relative(const std::string& ref, const std::string& scenario_path);
 // `cluster:`: the topology and the keys of it a scenario may change, into s.topology, s.nodes, s.radix and

@@ -180,11 +180,8 @@ ServeScenario parse_serve_scenario(const std::string& yaml_text, const std::stri
                                    const std::vector<Override>& overrides) {
   auto doc = YamlValue::parse_string(yaml_text, source_name);
   if (!doc.is_map()) doc.fail("a serving scenario must be a YAML mapping", "keys such as model, cluster, deployment, workload");
+  apply_overrides(doc, overrides);
   YAML::Node root = doc.node();
-  for (const auto& o : overrides) apply_override(root, o);
-  std::vector<std::string> set_keys;
-  for (const auto& o : overrides) set_keys.push_back(o.key);
-  doc.mark_set_by_override(std::move(set_keys));
   doc.allow_only({"name", "description", "seed", "model", "cluster", "network", "profile", "precision", "deployment",
                   "workload", "scheduler", "slo", "price_per_gpu_hour", "kernel_tables"});
   ServeScenario out;

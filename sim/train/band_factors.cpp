@@ -27,14 +27,14 @@ double member_position(const FactorMember& m, double value) {
   return m.faster_when_larger ? p : 1 - p;
 }
 
-}  // namespace
-
+// Inverse CDF of the triangular distribution on [a, b] with mode c.
 double triangular_inverse(double u, double a, double c, double b) {
   const double fc = (c - a) / (b - a);
   const double x = u < fc ? a + std::sqrt(u * (b - a) * (c - a)) : b - std::sqrt((1 - u) * (b - a) * (b - c));
   return std::clamp(x, a, b);
 }
 
+// Quantiles 0..1 of a hypercube of `n` points: one per stratum in a shuffled order, jittered inside it.
 std::vector<double> stratified_quantiles(int n, std::uint64_t stream) {
   core::Rng rng(stream);
   std::vector<int> strata(static_cast<std::size_t>(n));
@@ -45,10 +45,13 @@ std::vector<double> stratified_quantiles(int n, std::uint64_t stream) {
   return u;
 }
 
+// The random stream of a number alone, and of a stack, under `seed`.
 std::uint64_t entry_stream(std::uint64_t seed, std::string_view id) { return seed ^ fnv1a(id); }
 std::uint64_t stack_stream(std::uint64_t seed, std::string_view stack) {
   return seed ^ fnv1a("stack:") ^ fnv1a(stack);
 }
+
+}  // namespace
 
 std::vector<BandFactor> band_factors(const std::vector<core::ProvenanceEntry>& entries, bool correlated_stacks) {
   std::vector<BandFactor> out;

@@ -61,13 +61,4 @@ struct FactorResponse {
 // steps sharing a factor see the same draws in the same sample (compare's pairing).
 std::vector<double> factor_quantiles(const BandFactor& f, int samples, std::uint64_t seed);
 
-// The pieces the draws share with band_samples (step_band.hpp).
-// Inverse CDF of the triangular distribution on [a, b] with mode c.
-double triangular_inverse(double u, double a, double c, double b);
-// Quantiles 0..1 of a hypercube of `n` points: one per stratum in a shuffled order, jittered inside it.
-std::vector<double> stratified_quantiles(int n, std::uint64_t stream);
-// The random stream of a number alone, and of a stack, under `seed`.
-std::uint64_t entry_stream(std::uint64_t seed, std::string_view id);
-std::uint64_t stack_stream(std::uint64_t seed, std::string_view stack);
-
 }  // namespace k3::train

@@ -4,14 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "core/statistics.hpp"
 #include "core/threads.hpp"
 #include "core/parallel_for.hpp"
 #include "sim/net/network_registry.hpp"
 #include "sim/train/band_factors.hpp"
-#include "sim/train/stack_factors.hpp"
 
 namespace k3::train {
 
@@ -31,35 +29,14 @@ std::vector<std::map<std::string, double, std::less<>>> band_samples(const std::
                                                                     int network_draws, bool correlated_stacks) {
   std::vector<std::map<std::string, double, std::less<>>> out(static_cast<std::size_t>(samples));
   const bool sliced = network_draws > 0 && network_draws < samples;
-  auto is_link = [](const core::ProvenanceEntry& e) { return e.id.rfind("link.", 0) == 0; };
-  // A stack with a link figure among its members is drawn on the link figures' slice, all of it: its members
-  // share one quantile per sample.
-  std::map<std::string_view, int> stack_draws;
-  for (const auto& e : entries) {
-    if (!e.has_range() || !correlated_stacks) continue;
-    if (const auto m = stack_of(e.id)) {
-      int& n = stack_draws.emplace(m->stack, samples).first->second;
-      if (is_link(e) && sliced) n = network_draws;
-    }
-  }
-  std::map<std::string_view, std::vector<double>> stack_quantiles;
-  for (const auto& [stack, n] : stack_draws) {
-    stack_quantiles[stack] = stratified_quantiles(n, stack_stream(seed, stack));
-  }
-  for (const auto& e : entries) {
-    if (!e.has_range()) continue;
-    const auto m = correlated_stacks ? stack_of(e.id) : std::nullopt;
-    std::vector<double> u;
-    if (m) {
-      u = stack_quantiles.at(m->stack);
-      if (!m->faster_when_larger) {
-        for (double& x : u) x = 1 - x;
-      }
-    } else {
-      u = stratified_quantiles(is_link(e) && sliced ? network_draws : samples, entry_stream(seed, e.id));
-    }
+  // The factors' own draws (band_factors.hpp); a factor with a link figure among its members is drawn on the link
+  // figures' slice, all of it.
+  for (const auto& f : band_factors(entries, correlated_stacks)) {
+    const bool link = std::any_of(f.members.begin(), f.members.end(),
+                                  [](const FactorMember& m) { return m.entry.id.starts_with("link."); });
+    const auto u = factor_quantiles(f, link && sliced ? network_draws : samples, seed);
     for (std::size_t s = 0; s < out.size(); ++s) {
-      out[s][e.id] = triangular_inverse(u[s % u.size()], e.low, e.nominal, e.high);
+      for (const auto& m : f.members) out[s][m.entry.id] = member_value(m, u[s % u.size()]);
     }
   }
   return out;
@@ -126,11 +103,15 @@ StepBand simulate_step_band(const StepSpec& spec, const model::ModelSpec& model,
   const std::size_t reference = substitute ? runs.add({}) : kPlain;
   // Each factor at its slow end (u = 0) and at its fast end (u = 1); an end where every member already sits at its
   // registered value (a datasheet link rate is the top of its range) is the plain run, not run again.
-  std::vector<std::pair<std::size_t, std::size_t>> factor_ends;
+  struct FactorRuns {
+    double registered_position;
+    std::size_t slow, fast;  // run indices
+  };
+  std::vector<FactorRuns> factor_runs;
   for (const auto& f : factors) {
     const double p0 = factor_position_at_registered(f);
-    factor_ends.emplace_back(factor_position_at(f, 0) < p0 ? runs.add(factor_overrides(f, 0)) : kPlain,
-                             factor_position_at(f, 1) > p0 ? runs.add(factor_overrides(f, 1)) : kPlain);
+    factor_runs.push_back({p0, factor_position_at(f, 0) < p0 ? runs.add(factor_overrides(f, 0)) : kPlain,
+                           factor_position_at(f, 1) > p0 ? runs.add(factor_overrides(f, 1)) : kPlain});
   }
   std::vector<const core::ProvenanceEntry*> ranged;
   std::vector<std::pair<std::size_t, std::size_t>> entry_ends;
@@ -166,12 +147,11 @@ StepBand simulate_step_band(const StepSpec& spec, const model::ModelSpec& model,
   } else {
     std::vector<double> log_step(step.size(), 0), log_memory(step.size(), 0);
     for (std::size_t k = 0; k < factors.size(); ++k) {
-      const auto [slow, fast] = factor_ends[k];
-      const double p0 = factor_position_at_registered(factors[k]);
-      const FactorResponse on_step{p0, std::log(step_at(slow) / nominal.step_time_s),
-                                   std::log(step_at(fast) / nominal.step_time_s)};
-      const FactorResponse on_memory{p0, std::log(memory_at(slow) / plain_memory),
-                                     std::log(memory_at(fast) / plain_memory)};
+      const auto& r = factor_runs[k];
+      const FactorResponse on_step{r.registered_position, std::log(step_at(r.slow) / nominal.step_time_s),
+                                   std::log(step_at(r.fast) / nominal.step_time_s)};
+      const FactorResponse on_memory{r.registered_position, std::log(memory_at(r.slow) / plain_memory),
+                                     std::log(memory_at(r.fast) / plain_memory)};
       const auto u = factor_quantiles(factors[k], options.samples, options.seed);
       for (std::size_t s = 0; s < step.size(); ++s) {
         const double p = factor_position_at(factors[k], u[s]);
@@ -217,8 +197,8 @@ StepBand simulate_step_band(const StepSpec& spec, const model::ModelSpec& model,
   band.mfu = quantiles(mfu);
   band.memory_bytes_per_gpu = quantiles(memory);
   for (std::size_t k = 0; k < factors.size(); ++k) {
-    Sensitivity s{factors[k].name, factors[k].is_stack, {}, step_at(factor_ends[k].first),
-                  step_at(factor_ends[k].second)};
+    Sensitivity s{factors[k].name, factors[k].is_stack, {}, step_at(factor_runs[k].slow),
+                  step_at(factor_runs[k].fast)};
     for (const auto& m : factors[k].members) s.members.push_back(m.entry);
     band.sensitivity.push_back(std::move(s));
   }

@@ -34,4 +34,31 @@ inline std::vector<std::pair<std::string, double>> keyed_numbers(const std::stri
   return out;
 }
 
+// `html` without the blocks between `open` and `close` (each block replaced by a space).
+inline std::string without_blocks(std::string html, const std::string& open, const std::string& close) {
+  for (std::size_t at = html.find(open); at != std::string::npos; at = html.find(open, at)) {
+    const std::size_t end = html.find(close, at);
+    html.replace(at, end == std::string::npos ? std::string::npos : end + close.size() - at, " ");
+  }
+  return html;
+}
+
+// What a reader sees of a page: no style, script, echoed YAML or markup (attributes hold exact numbers for tests).
+inline std::string visible_text(std::string html) {
+  html = without_blocks(html, "<style", "</style>");
+  html = without_blocks(html, "<script", "</script>");
+  html = without_blocks(html, "<pre>", "</pre>");
+  std::string out;
+  bool in_tag = false;
+  for (const char c : html) {
+    if (c == '<') in_tag = true;
+    if (!in_tag) out += c;
+    if (c == '>') {
+      in_tag = false;
+      out += ' ';
+    }
+  }
+  return out;
+}
+
 }  // namespace k3::test

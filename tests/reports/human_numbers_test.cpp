@@ -7,39 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "tests/reports/html_scan.hpp"
 #include "tests/support/run_k3sim.hpp"
 
 namespace {
-
-// Hand-written scanning rather than std::regex: GCC 12 warns about std::regex's internals under the sanitizer build's
-// -O2 (maybe-uninitialized in std::function), and warnings are errors.
-
-// `html` without the blocks between `open` and `close` (each block replaced by a space).
-std::string without_blocks(std::string html, const std::string& open, const std::string& close) {
-  for (std::size_t at = html.find(open); at != std::string::npos; at = html.find(open, at)) {
-    const std::size_t end = html.find(close, at);
-    html.replace(at, end == std::string::npos ? std::string::npos : end + close.size() - at, " ");
-  }
-  return html;
-}
-
-// What a reader sees of a page: no style, script, echoed YAML or markup (attributes hold exact numbers for tests).
-std::string visible_text(std::string html) {
-  html = without_blocks(html, "<style", "</style>");
-  html = without_blocks(html, "<script", "</script>");
-  html = without_blocks(html, "<pre>", "</pre>");
-  std::string out;
-  bool in_tag = false;
-  for (const char c : html) {
-    if (c == '<') in_tag = true;
-    if (!in_tag) out += c;
-    if (c == '>') {
-      in_tag = false;
-      out += ' ';
-    }
-  }
-  return out;
-}
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_word(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -99,8 +70,8 @@ TEST(HumanNumbers, TheScannerFindsWhatItMustAndSparesTheRest) {
   EXPECT_EQ(unreadable_numbers("a context of 1048576 tokens, 989,500,000,000,000 FLOP/s").size(), 2u);
   EXPECT_TRUE(unreadable_numbers("45.13 GiB, 1.33M tokens/s, 999,999, commit 7f4f0e2b2721").empty());
   EXPECT_TRUE(unreadable_numbers("-0.0007566 s, 1.235 M").empty());  // fractional digits are not a whole part
-  EXPECT_EQ(unreadable_numbers(visible_text("<td data-value=\"48460000000\">45.13 GiB</td><pre>lr: 1e-3</pre>")),
-            std::vector<std::string>{});
+  const std::string cell = "<td data-value=\"48460000000\">45.13 GiB</td><pre>lr: 1e-3</pre>";
+  EXPECT_EQ(unreadable_numbers(k3::test::visible_text(cell)), std::vector<std::string>{});
 }
 
 TEST(HumanNumbers, ShippedScenariosPrintNoUnreadableNumber) {
@@ -120,7 +91,7 @@ TEST(HumanNumbers, ShippedScenariosPrintNoUnreadableNumber) {
     if (c.starts_with("traffic")) continue;  // its report is the traffic section, checked with compare's
     const auto report = k3::test::run_k3sim(c + " --report '" + page + "'");
     ASSERT_EQ(report.exit_status, 0) << c << "\n" << report.err;
-    EXPECT_EQ(unreadable_numbers(visible_text(k3::test::slurp(page))), std::vector<std::string>{}) << c << " --report";
+    EXPECT_EQ(unreadable_numbers(k3::test::visible_text(k3::test::slurp(page))), std::vector<std::string>{}) << c << " --report";
     std::remove(page.c_str());
   }
 }
