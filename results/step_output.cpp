@@ -91,6 +91,10 @@ nlohmann::json step_to_json(const train::StepResult& r) {
                          {"sharing_blocks", sym.sharing_blocks},
                          {"difference", sym.difference()},
                          {"full_fabric", sym.full_fabric}};
+  if (const auto& g = r.gpu_speed; g.modelled) {
+    j["gpu_speed"] = {{"spread", g.spread}, {"listed_gpus", g.listed}, {"slowest_gpu", g.slowest_gpu},
+                      {"slowest_speed", g.slowest_speed}, {"rank_slowest_speed", g.rank_slowest}};
+  }
   auto& layers = j["layers"] = nlohmann::json::array();
   for (const auto& k : r.layers) {
     layers.push_back({{"kind", k.kind}, {"count", k.count}, {"forward", layer_pass_json(k.forward)},
@@ -139,6 +143,16 @@ std::string step_to_text(const train::StepResult& r) {
                        sym.full_fabric ? (sym.scope == "fabric" ? "all-to-alls over the whole fabric (network_scope: fabric)"
                                                                 : "past 2 %, all-to-alls over the whole fabric")
                                        : "within 2 %, the block alone (symmetry shortcut)");
+  }
+  if (const auto& g = r.gpu_speed; g.modelled) {
+    std::string ranks;
+    for (std::size_t k = 0; k < g.rank_slowest.size(); ++k) ranks += fmt::format("{}{:.3f}", k == 0 ? "" : " ", g.rank_slowest[k]);
+    std::string set;
+    if (g.spread > 0) set = fmt::format("spread {:.1f} % of the median GPU (Sinha et al., SC22, measured 8 % on average)", 100 * g.spread);
+    if (g.listed > 0) set += fmt::format("{}{} GPU{} set by hand", set.empty() ? "" : ", ", g.listed, g.listed == 1 ? "" : "s");
+    out += fmt::format("  GPU speeds           {}; slowest GPU {} at {:.3f}x the kernel tables' GPU; each pipeline rank runs "
+                       "its stage's slowest block (its slowest GPU, rank by rank: {})\n",
+                       set, g.slowest_gpu, g.slowest_speed, ranks);
   }
   out += "\n";
   out += "  time breakdown on the critical pipeline rank (measured: share of the compute priced from measured kernels)\n";

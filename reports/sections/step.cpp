@@ -215,6 +215,33 @@ void add_placement(Report& report, const nlohmann::json& step, const std::string
   s.table(t);
 }
 
+// Only where the scenario set GPU speeds (gpu_speed): the slowest GPU and each pipeline rank's pace.
+void add_gpu_speeds(Report& report, const nlohmann::json& step, const std::string& k) {
+  if (!step.contains("gpu_speed")) return;
+  const auto& g = step.at("gpu_speed");
+  Section& s = report.add_section("gpu-speeds", "GPU speeds");
+  std::string how;
+  if (num(g, "spread") > 0) {
+    how = fmt::format("Each GPU's speed is drawn from a spread of {} of the median GPU (Sinha et al., SC22, measured 8 % "
+                      "on average across GPUs of one SKU). ", pct(num(g, "spread")));
+  }
+  if (const int listed = g.at("listed_gpus").get<int>(); listed > 0) {
+    how += fmt::format("{} GPU{} set by hand. ", listed, listed == 1 ? "" : "s");
+  }
+  s.paragraph(how + fmt::format("Speeds are over the kernel tables' GPU. The slowest is GPU {} at {}x. Each pipeline rank "
+                                "runs its stage's slowest block, every GPU of it at its own speed: its passes wait for "
+                                "that GPU at each collective, and the other blocks wait for it at the pipeline hand-offs "
+                                "and the DP reductions.",
+                                g.at("slowest_gpu").get<std::int64_t>(), display_number(num(g, "slowest_speed"))));
+  Table t({{"Pipeline rank", ""}, {"Slowest GPU of its block", "x"}});
+  const auto& ranks = g.at("rank_slowest_speed");
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    t.add_row({Cell::of_text(std::to_string(i)),
+               Cell::of_number(ranks[i].get<double>(), fmt::format("{}/gpu_speed/rank_slowest_speed/{}", k, i))});
+  }
+  s.table(t);
+}
+
 }  // namespace
 
 std::vector<Card> step_cards(const nlohmann::json& step, const std::string& k) {
@@ -266,6 +293,7 @@ void add_step_section(Report& report, const nlohmann::json& step, std::span<cons
   add_memory(report, step, key_prefix);
   add_links(report, step, key_prefix);
   add_placement(report, step, key_prefix);
+  add_gpu_speeds(report, step, key_prefix);
 }
 
 }  // namespace k3::reports

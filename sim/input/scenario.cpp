@@ -50,6 +50,28 @@ model::RecomputePolicy recompute_policy(const YamlValue& v) {
 // before, which overcharges pipelines of many short passes until the whole step is one engine run (issue 42).
 constexpr std::string_view kDefaultHostProfile = "none";
 
+// Speeds are over the kernel tables' GPU; a GPU that does not run at all is a failure, not a slow GPU.
+void read_gpu_speed(const YamlValue& g, parallel::GpuSpeedSpec& out) {
+  g.allow_only({"spread", "slow"});
+  if (auto v = g.find("spread")) {
+    out.spread = v->as_non_negative();
+    if (out.spread >= 1) v->fail("a spread of 1 or more gives GPUs of speed 0", "a fraction from 0 to below 1 (0.08: Sinha et al., SC22)");
+  }
+  auto slow = g.find("slow");
+  if (!slow) return;
+  if (!slow->is_sequence()) slow->fail("expected a list of GPUs", "[{gpu: 17, speed: 0.8}, ...]");
+  for (const auto& item : slow->items()) {
+    item.allow_only({"gpu", "speed"});
+    parallel::SlowGpu gpu;
+    gpu.gpu = item.at("gpu").as_non_negative_int();
+    const auto speed = item.at("speed");
+    gpu.speed = speed.as_positive();
+    if (gpu.speed > 2) speed.fail("faster than twice the kernel tables' GPU", "a speed above 0 and at most 2 (1: the tables' GPU)");
+    gpu.where = item.at("gpu").where();
+    out.slow.push_back(gpu);
+  }
+}
+
 void read_host(const std::optional<YamlValue>& h, Scenario& s) {
   std::string profile(kDefaultHostProfile);
   std::optional<YamlValue> given;
@@ -288,7 +310,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   doc.allow_only({"name", "seed", "model", "cluster", "parallel", "batch", "precision", "communication",
                   "expert_load", "recompute", "optimizer", "network", "network_scope", "profile", "price_per_gpu_hour",
                   "variants", "description", "attention_kernel", "fp8_gemm_kernels", "bf16_gemm_kernels",
-                  "kernel_tables", "host"});
+                  "kernel_tables", "host", "gpu_speed"});
   s.name = doc.string_or("name", std::filesystem::path(source_name).stem().string());
   if (auto seed = doc.find("seed")) s.seed = static_cast<std::uint64_t>(seed->as_non_negative_int());
   s.model = resolve_relative(doc.at("model").as_string(), source_name);
@@ -383,6 +405,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   }
   if (auto p = doc.find("profile")) s.profile = resolve_relative(p->as_string(), source_name);
   if (auto p = doc.find("price_per_gpu_hour")) s.price_per_gpu_hour = p->as_positive();
+  if (auto g = doc.find("gpu_speed")) read_gpu_speed(*g, s.gpu_speed);
 
   if (keep_text) {
     YAML::Emitter out;

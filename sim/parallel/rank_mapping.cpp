@@ -160,11 +160,13 @@ GpuIndex RankMapping::pipeline_peer(GpuIndex gpu, int pp) const {
   return gpu_of(c);
 }
 
-std::vector<GpuIndex> RankMapping::simulated_block(int pp) const {
+std::vector<GpuIndex> RankMapping::simulated_block(int pp) const { return block_of(static_cast<GpuIndex>(stage_base(pp))); }
+
+std::vector<GpuIndex> RankMapping::block_of(GpuIndex gpu) const {
   const auto& l = layout_;
-  const auto first = static_cast<GpuIndex>(stage_base(pp));
-  if (l.ep_spread) return ep_group(first);
+  if (l.ep_spread) return ep_group(gpu);
   const std::int64_t size = std::lcm(static_cast<std::int64_t>(l.tp) * l.cp, static_cast<std::int64_t>(l.ep) * l.etp);
+  const auto first = static_cast<GpuIndex>(static_cast<std::int64_t>(gpu) - local_rank(gpu) % size);
   std::vector<GpuIndex> out;
   out.reserve(static_cast<std::size_t>(size));
   for (std::int64_t i = 0; i < size; ++i) out.push_back(static_cast<GpuIndex>(first + i));

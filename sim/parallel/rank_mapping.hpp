@@ -60,6 +60,8 @@ class RankMapping {
   // and ETP x EP ranks; the EP group itself under ep_spread): every block of the stage does the same work,
   // so the step simulates one. Its TP, CP, EP and ETP groups have the shapes below.
   std::vector<GpuIndex> simulated_block(int pp) const;
+  // The block of its stage holding `gpu`, its members in the positions simulated_block gives stage pp's first.
+  std::vector<GpuIndex> block_of(GpuIndex gpu) const;
   GroupShape tp_shape() const { return {layout_.tp, 1}; }
   GroupShape cp_shape() const { return {layout_.cp, layout_.tp}; }
   GroupShape ep_shape() const;

@@ -303,7 +303,8 @@ class DpWorkBuilder {
     GraphNode opt;
     opt.stream = "compute";
     opt.name = "optimizer step";
-    opt.duration = core::SimTime::from_seconds(update.seconds);
+    // Every GPU of the rank updates its own shard; the slowest finishes last, and the parameter gathers wait for it.
+    opt.duration = core::SimTime::from_seconds(update.seconds / in_.plan.simulated.slowest_in(r));
     chain(std::move(opt), "optimizer step");
   }
 

@@ -18,10 +18,11 @@ bool balanced_load(const std::map<int, workload::MoeLayerLoad>& moe) {
 }  // namespace
 
 PassContexts::PassContexts(const StepSpec& sc, const model::ModelSpec& spec, const StepPlan& plan,
-                           const cost::OpCostModel& cost, std::map<int, workload::MoeLayerLoad> moe)
+                           const cost::OpCostModel& cost, std::map<int, workload::MoeLayerLoad> moe, bool thread_per_gpu)
     : plan_(plan),
       balanced_(balanced_load(moe)),
-      replays_overlapping_(sc.network->replays_overlapping_collectives) {
+      replays_overlapping_(sc.network->replays_overlapping_collectives),
+      thread_per_gpu_(thread_per_gpu) {
   auto& ctx = shared_;
   ctx.blocks = &plan.blocks;
   ctx.cost = &cost;
@@ -51,8 +52,11 @@ PassContexts::PassContexts(const StepSpec& sc, const model::ModelSpec& spec, con
 
 workload::PassBuildContext PassContexts::for_rank(int rank, bool overlapping) const {
   workload::PassBuildContext ctx = shared_;
-  ctx.one_thread_for_group = balanced_ && (!overlapping || !replays_overlapping_);
-  ctx.gpus = plan_.map.simulated_block(rank);
+  const auto& simulated = plan_.simulated;
+  ctx.one_thread_for_group = !thread_per_gpu_ && balanced_ && simulated.uniform_within(rank) &&
+                             (!overlapping || !replays_overlapping_);
+  ctx.gpus = simulated.gpus[static_cast<std::size_t>(rank)];
+  ctx.gpu_speed = simulated.speed[static_cast<std::size_t>(rank)];
   const auto& L = plan_.map.layout();
   if (L.fsdp) {
     ctx.fsdp.dense = plan_.map.dp_group(ctx.gpus.front());

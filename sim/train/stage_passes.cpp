@@ -39,22 +39,24 @@ StagePasses::StagePasses(const StepPlan& plan, const PassContexts& contexts) : p
     stage_class_.push_back(first.emplace(kinds, static_cast<int>(s)).first->second);
   }
   const auto want = [this](int rank, int f_stage, int b_stage, workload::PassPart part) {
-    representatives_.try_emplace(class_key(f_stage, b_stage, part), Representative{rank, f_stage, b_stage, part});
+    representatives_.try_emplace(class_key(rank, f_stage, b_stage, part), Representative{rank, f_stage, b_stage, part});
     return SimTime::zero();
   };
   parallel::ask_each_pass(plan.schedule, costs_by_stage(plan.schedule, want));
 }
 
-StagePasses::Key StagePasses::class_key(int f_stage, int b_stage, workload::PassPart part) const {
-  return {stage_class_[static_cast<std::size_t>(f_stage)], b_stage < 0 ? -1 : stage_class_[static_cast<std::size_t>(b_stage)],
-          static_cast<int>(part)};
+StagePasses::Key StagePasses::class_key(int rank, int f_stage, int b_stage, workload::PassPart part) const {
+  return {plan_.simulated.speed_class[static_cast<std::size_t>(rank)], stage_class_[static_cast<std::size_t>(f_stage)],
+          b_stage < 0 ? -1 : stage_class_[static_cast<std::size_t>(b_stage)], static_cast<int>(part)};
 }
 
 std::string StagePasses::name(const Key& key) {
-  const auto& [f_class, b_class, part] = key;
-  if (b_class >= 0) return fmt::format("stage class {} forward + stage class {} backward", f_class, b_class);
+  const auto& [speed_class, f_class, b_class, part] = key;
+  // Speed class 0 (every GPU at the tables' speed) is left unnamed: most steps have no other.
+  const std::string speeds = speed_class == 0 ? "" : fmt::format(" at speed class {}", speed_class);
+  if (b_class >= 0) return fmt::format("stage class {} forward + stage class {} backward{}", f_class, b_class, speeds);
   const char* parts[] = {"forward", "backward", "backward input", "weight"};
-  return fmt::format("stage class {} {}", f_class, parts[part]);
+  return fmt::format("stage class {} {}{}", f_class, parts[part], speeds);
 }
 
 workload::PassPart StagePasses::part_costed_as(parallel::PassKind kind) {
@@ -93,22 +95,23 @@ TracedProgram StagePasses::traced_program(int rank, const parallel::Pass& p) con
 }
 
 parallel::PassCosts StagePasses::costs(const std::function<core::SimTime(const Key&)>& of_class) const {
-  return costs_by_stage(plan_.schedule, [this, of_class](int, int f_stage, int b_stage, workload::PassPart part) {
-    return of_class(class_key(f_stage, b_stage, part));
+  return costs_by_stage(plan_.schedule, [this, of_class](int rank, int f_stage, int b_stage, workload::PassPart part) {
+    return of_class(class_key(rank, f_stage, b_stage, part));
   });
 }
 
-const PassRecord& StagePasses::timed(int f_stage, int b_stage, workload::PassPart part) {
-  const PassMemo::key_type key{f_stage, b_stage, static_cast<int>(part)};
+const PassRecord& StagePasses::timed(int rank, int f_stage, int b_stage, workload::PassPart part) {
+  const PassMemo::key_type key{plan_.simulated.speed_class[static_cast<std::size_t>(rank)], f_stage, b_stage,
+                               static_cast<int>(part)};
   if (auto it = by_stage_.find(key); it != by_stage_.end()) return it->second;
-  const auto it = by_class_.find(class_key(f_stage, b_stage, part));
+  const auto it = by_class_.find(class_key(rank, f_stage, b_stage, part));
   K3SIM_ASSERT(it != by_class_.end(), "a scheduled pass whose class was not simulated");
   return by_stage_.emplace(key, it->second).first->second;
 }
 
 parallel::PassCosts StagePasses::recorded_durations() {
-  return costs_by_stage(plan_.schedule, [this](int, int f_stage, int b_stage, workload::PassPart part) {
-    return timed(f_stage, b_stage, part).duration;
+  return costs_by_stage(plan_.schedule, [this](int rank, int f_stage, int b_stage, workload::PassPart part) {
+    return timed(rank, f_stage, b_stage, part).duration;
   });
 }
 
@@ -119,8 +122,8 @@ void StagePasses::name_programs(exec::PipelineGraph& pipeline) const {
       const auto& p = sp.pass;
       const int f_stage = s.stage_of(r, p.work.chunk);
       const Key key = p.kind == parallel::PassKind::forward_backward
-                          ? class_key(f_stage, s.stage_of(r, p.backward.chunk), workload::PassPart::backward)
-                          : class_key(f_stage, -1, part_costed_as(p.kind));
+                          ? class_key(r, f_stage, s.stage_of(r, p.backward.chunk), workload::PassPart::backward)
+                          : class_key(r, f_stage, -1, part_costed_as(p.kind));
       pipeline.graph.nodes[sp.node].program = name(key);
     }
   }

@@ -23,7 +23,9 @@ namespace k3::train {
 
 class StagePasses {
  public:
-  using Key = std::tuple<int, int, int>;  // (stage class, second stage class or -1, PassPart)
+  // (the rank's speed class, stage class, second stage class or -1, PassPart): ranks whose blocks run at other
+  // speeds (parallel::SimulatedBlocks) simulate their passes apart.
+  using Key = std::tuple<int, int, int, int>;
   struct Representative {
     int rank = 0;
     int f_stage = 0;
@@ -34,7 +36,7 @@ class StagePasses {
   // `plan` and `contexts` must outlive it.
   StagePasses(const StepPlan& plan, const PassContexts& contexts);
 
-  Key class_key(int f_stage, int b_stage, workload::PassPart part) const;
+  Key class_key(int rank, int f_stage, int b_stage, workload::PassPart part) const;
   // What the export calls a class's pass ("stage class 0 forward").
   static std::string name(const Key& key);
   // The pass program a scheduled pass is timed as: B-input passes as the whole backward (their cost is the
@@ -50,12 +52,12 @@ class StagePasses {
   // The schedule's pass durations from `of_class(class key)`, with free transfers between stages.
   parallel::PassCosts costs(const std::function<core::SimTime(const Key&)>& of_class) const;
 
-  // Each class's pass as simulated; then `timed` finds a scheduled pass's record by its stages.
+  // Each class's pass as simulated; then `timed` finds a scheduled pass's record by its rank and stages.
   void record(const Key& key, PassRecord pass) { by_class_.insert_or_assign(key, std::move(pass)); }
-  const PassRecord& timed(int f_stage, int b_stage, workload::PassPart part);
+  const PassRecord& timed(int rank, int f_stage, int b_stage, workload::PassPart part);
   // The schedule's pass durations from the records (every class recorded).
   parallel::PassCosts recorded_durations();
-  // The records of the passes `timed` was asked for, by (stage, second stage or -1, PassPart).
+  // The records of the passes `timed` was asked for, by (speed class, stage, second stage or -1, PassPart).
   const PassMemo& memo() const { return by_stage_; }
 
   // Names each pass node of the graph by its class (before the DP work splits nodes, so that the parts keep it).

@@ -119,7 +119,7 @@ struct PassView {
 PassView view_of(const AccountingInputs& in, int rank, const parallel::Pass& pass) {
   const auto& s = in.plan.schedule;
   auto get = [&](int stage, int second, workload::PassPart part) -> const PassRecord& {
-    return in.passes.at({stage, second, static_cast<int>(part)});
+    return in.passes.at({in.plan.simulated.speed_class[static_cast<std::size_t>(rank)], stage, second, static_cast<int>(part)});
   };
   PassView v;
   auto take = [&](const PassRecord& r, double sign = 1) {

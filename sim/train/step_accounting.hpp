@@ -29,8 +29,8 @@ struct PassRecord {
   std::map<std::string, double> exposed_s;  // the rest of the pass, by the collective it waited for, or kHostWait
   exec::LinkClassBytes link_bytes;                // what the pass moved, by link class (one group)
 };
-// Keyed by (stage, second stage or -1, PassPart).
-using PassMemo = std::map<std::tuple<int, int, int>, PassRecord>;
+// Keyed by (the rank's speed class, stage, second stage or -1, PassPart).
+using PassMemo = std::map<std::tuple<int, int, int, int>, PassRecord>;
 
 PassRecord summarize_pass(const workload::PassProgram& program, const exec::PassOutcome& outcome, const exec::LinkClassBytes& bytes);
 

@@ -35,7 +35,9 @@ StepPlan make_step_plan(const StepSpec& sc, const model::ModelSpec& spec, std::i
   }
   auto stages = L.pipeline_layout.empty() ? parallel::split_into_stages(blocks, schedule.stages(), sc.source)
                                           : parallel::split_by_layout(blocks, schedule.stages(), L.pipeline_layout, sc.source);
-  return {std::move(map), microbatches, std::move(schedule), mb, std::move(blocks), std::move(stages), cp_load};
+  auto simulated = parallel::choose_simulated_blocks(map, parallel::GpuSpeeds(sc.gpu_speed, map.gpus(), sc.seed));
+  return {std::move(map), microbatches, std::move(schedule), mb, std::move(blocks), std::move(stages), cp_load,
+          std::move(simulated)};
 }
 
 }  // namespace k3::train

@@ -8,6 +8,7 @@
 #include "model/model_spec.hpp"
 #include "model/ops.hpp"
 #include "sim/cost/cost_model.hpp"
+#include "sim/parallel/gpu_speed.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
 #include "sim/parallel/rank_mapping.hpp"
 #include "sim/parallel/stage_split.hpp"
@@ -31,6 +32,7 @@ struct StepPlan {
   std::vector<model::OpBlock> blocks;
   std::vector<parallel::StageBlocks> stages;
   workload::ContextParallelLoad cp_load;
+  parallel::SimulatedBlocks simulated;  // each pipeline rank's simulated block and its GPUs' speeds
 };
 
 // Throws core::InputError naming the scenario key: a layout that does not tile the cluster, does not fit the model

@@ -129,6 +129,17 @@ struct SymmetryCheckResult {
   double difference() const { return block_s > 0 ? fabric_s / block_s - 1 : 0; }
 };
 
+// GPU speeds as the step ran them (parallel/gpu_speed.hpp): modelled is false where every GPU runs at the kernel
+// tables' speed. Speeds are over that GPU's.
+struct GpuSpeedResult {
+  bool modelled = false;
+  double spread = 0;           // gpu_speed.spread as written
+  int listed = 0;              // GPUs set one by one (gpu_speed.slow)
+  std::uint32_t slowest_gpu = 0;
+  double slowest_speed = 1;
+  std::vector<double> rank_slowest;  // [pipeline rank]: the slowest GPU of the block its passes ran on
+};
+
 struct StepResult {
   std::string scenario;
   std::string model;
@@ -188,6 +199,7 @@ struct StepResult {
   double expert_load_sample_tokens_per_step = 0;
   LayoutResult layout;
   SymmetryCheckResult symmetry;
+  GpuSpeedResult gpu_speed;
   std::vector<LayerKindResult> layers;  // in model order of first appearance
 };
 

@@ -55,7 +55,11 @@ struct PreparedStep::Parts {
         prov(scenario.assumption_overrides),
         cost(make_step_cost_model(scenario, topology, profile, prov)),
         runner(topology, make_step_runner_config(scenario, topology, options.reuse, prov)),
-        plan(plan_of(scenario, model, topology, cost)) {}
+        plan(plan_of(scenario, model, topology, cost)) {
+    if (opt.simulate_every_rank) {
+      for (std::size_t r = 0; r < plan.simulated.speed_class.size(); ++r) plan.simulated.speed_class[r] = static_cast<int>(r);
+    }
+  }
 
   AccountingInputs inputs(const PassMemo& memo, const GraphRun& run) {
     return AccountingInputs{sc, spec, topo, plan, run.timeline, memo, cost, runner, load.sample, events, opt,
@@ -88,7 +92,7 @@ PreparedStep::PreparedStep(const StepSpec& scenario, const model::ModelSpec& spe
   if (p.opt.stop_when_over_memory && !p.described.fits_in_memory) return;
   const auto first_dispatch = p.load.by_block.empty() ? nullptr : p.load.by_block.begin()->second.dispatch;
   p.symmetry = choose_network_scope({p.sc.network_scope, p.sc.source, p.opt.reuse}, p.plan, first_dispatch, p.runner, p.topo);
-  p.contexts.emplace(p.sc, p.spec, p.plan, p.cost, p.load.by_block);
+  p.contexts.emplace(p.sc, p.spec, p.plan, p.cost, p.load.by_block, p.opt.simulate_every_rank);
   p.passes.emplace(p.plan, *p.contexts);
   // The passes of different stage classes are independent simulations, and which of them the schedule runs does
   // not depend on what they cost: one per class, on its representative.
@@ -136,6 +140,12 @@ StepResult PreparedStep::finish() {
   if (p.opt.on_graph) p.opt.on_graph({run.pipeline.graph, run.times.makespan, passes.programs_json(*p.batch)});
   auto result = account_step(p.inputs(passes.memo(), run), std::move(p.described));
   result.symmetry = p.symmetry;
+  if (p.sc.gpu_speed.modelled()) {
+    const auto& blocks = p.plan.simulated;
+    auto& g = result.gpu_speed;
+    g = {true, p.sc.gpu_speed.spread, static_cast<int>(p.sc.gpu_speed.slow.size()), blocks.slowest_gpu, blocks.slowest_speed, {}};
+    for (int r = 0; r < p.plan.schedule.ranks; ++r) g.rank_slowest.push_back(blocks.slowest_in(r));
+  }
   if (p.opt.op_trace) {
     result.op_trace = trace_ops(run.timeline, p.runner, p.topo,
                                 [&passes](int rank, const parallel::Pass& pass) { return passes.traced_program(rank, pass); });

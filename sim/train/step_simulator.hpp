@@ -52,6 +52,9 @@ struct StepOptions {
   // memory of its most loaded rank, no times (step_time_s 0). What a search needs of it, at a fraction of
   // the cost: most of the layouts a K3 plan simulated were over memory once their ranks were built.
   bool stop_when_over_memory = false;
+  // The symmetry shortcuts off: each pipeline rank's passes simulated apart (no stage classes shared between
+  // ranks) and every GPU of a block on its own thread. For the test that the shortcuts change no step time.
+  bool simulate_every_rank = false;
   // Called with the step graph once it has run (`k3sim run --export-graph`).
   std::function<void(const StepGraphExport&)> on_graph;
 };

@@ -9,6 +9,7 @@
 #include "model/memory.hpp"
 #include "sim/cost/fp8_gemm_rates.hpp"
 #include "sim/net/network_registry.hpp"
+#include "sim/parallel/gpu_speed.hpp"
 #include "sim/parallel/parallel_layout.hpp"
 #include "sim/workload/workload_spec.hpp"
 
@@ -40,6 +41,7 @@ struct StepSpec {
   workload::ExpertLoadSpec expert_load;
   model::RecomputePolicy recompute;
   workload::HostSpec host;
+  parallel::GpuSpeedSpec gpu_speed;  // per-GPU compute speeds (gpu_speed.hpp); none: every GPU at the tables' speed
   OptimizerSpec optimizer;
   const net::NetworkModelEntry* network = &net::default_network_model();  // never null
   NetworkScope network_scope = NetworkScope::automatic;

@@ -297,6 +297,10 @@ class StagePassBuilder {
         s = t.dgrad + (with_wgrad ? t.wgrad : 0.0);
         quant = t.dgrad_quant + (with_wgrad ? t.wgrad_quant : 0.0);
       }
+      if (!ctx_.gpu_speed.empty()) {
+        const double speed = ctx_.gpu_speed[static_cast<std::size_t>(g)];
+        s /= speed, quant /= speed;
+      }
       if (quant > 0) {
         thread(g).steps.emplace_back(
             ComputeStep{SimTime::from_seconds(quant), ctx_.cost->quantization_label(),
@@ -432,6 +436,7 @@ class StagePassBuilder {
 
 int append_stage_pass(PassProgram& program, const PassBuildContext& ctx, const parallel::StageBlocks& stage, PassPart part) {
   K3SIM_ASSERT(ctx.blocks != nullptr && ctx.cost != nullptr && !ctx.gpus.empty(), "incomplete pass context");
+  K3SIM_ASSERT(ctx.gpu_speed.empty() || ctx.gpu_speed.size() == ctx.gpus.size(), "a speed for each GPU of the block");
   return StagePassBuilder(program, ctx, part).build(stage);
 }
 

@@ -52,6 +52,9 @@ struct PassBuildContext {
   const cost::OpCostModel* cost = nullptr;
   // The simulated block, in rank order: whole TP, CP and EP groups (parallel::RankMapping::simulated_block).
   std::vector<parallel::GpuIndex> gpus;
+  // Each GPU's compute speed over the kernel tables' GPU, by position in `gpus`; empty: all at 1. A GPU's compute
+  // steps take its op's time over its speed (with one thread for the group, the first GPU's speed).
+  std::vector<double> gpu_speed;
   // Give only the block's first GPU a thread. Valid when every GPU of the block does the same work (a
   // balanced load) and each collective's time does not depend on what else runs (solo collectives):
   // the block is then symmetric, and one GPU stands for all.

@@ -67,6 +67,12 @@ const std::vector<BadInput> kBadInputs = {
     {"run scenarios/k3-h200-2048.yaml --set host.profile=scenarios/k3-h200-2048.yaml", {"k3-h200-2048.yaml"},
      "host profile"},
     {"run scenarios/k3-h200-2048.yaml --set network=quantum", {"network"}, "analytical"},
+    // Issue 43: slow GPUs.
+    {"run scenarios/k3-h200-2048.yaml --set gpu_speed.spread=1.5", {"--set on", "gpu_speed.spread"}, "below 1"},
+    {"run scenarios/k3-h200-2048.yaml --set 'gpu_speed.slow=[{gpu: 4096, speed: 0.5}]'", {"--set on", "gpu_speed.slow[0].gpu", "not in the job"},
+     "0 to 2047"},
+    {"run scenarios/k3-h200-2048.yaml --set 'gpu_speed.slow=[{gpu: 1, speed: 0}]'", {"gpu_speed.slow[0].speed"}, "> 0"},
+    {"run scenarios/k3-h200-2048.yaml --set 'gpu_speed.slow=[{gpu: 1, pace: 0.5}]'", {"gpu_speed.slow[0].pace"}, "speed"},
     {"run scenarios/k3-h200-2048.yaml --set cluster.nodes=0", {"cluster.nodes"}, ">= 1"},
     {"run scenarios/k3-h200-2048.yaml --set parallel.ep=48", {"k3-h200-2048.yaml", "parallel.ep"}, "ETP x EP dividing"},
     // expert_load.state: a state of another model, a file that is not a state, a state key missing
