@@ -8,6 +8,7 @@
 
 #include "core/quantity.hpp"
 #include "results/band_output.hpp"
+#include "results/trace_tracks.hpp"
 
 namespace k3::results {
 
@@ -199,52 +200,38 @@ namespace {
 // kGpuPid + GPU index and the link counters at kLinksPid.
 constexpr int kGpuPid = 1000;
 constexpr int kLinksPid = 999;
-// One track per stream of a GPU: its compute stream, then one per collective kind.
-// (workload::to_string(CollectiveKind) names them.)
-const std::vector<std::string> kStreams{"compute",    "all-to-all dispatch", "all-to-all combine", "all-reduce",
-                                        "reduce-scatter", "all-gather",     "all-to-all"};
-
-int stream_tid(const std::string& stream) {
-  const auto it = std::find(kStreams.begin(), kStreams.end(), stream);
-  return static_cast<int>(it - kStreams.begin());  // an unknown stream gets a track of its own past the list
-}
-
-nlohmann::json metadata(const char* what, int pid, int tid, const std::string& name) {
-  nlohmann::json e{{"name", what}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}};
-  if (tid >= 0) e["tid"] = tid;
-  return e;
+nlohmann::json metadata(const char* what, int pid, const std::string& name) {
+  return {{"name", what}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}};
 }
 
 // Every op of the traced passes as a slice on its GPU's stream, a flow from each collective's start on its
 // first GPU to its end on every other member, and the passes' link utilisation as counters.
-void add_op_trace(const train::StepResult& r, nlohmann::json& events) {
+void add_op_trace(const train::StepResult& r, TraceTracks& tracks, nlohmann::json& events) {
   std::set<int> gpus;
-  std::set<std::pair<int, int>> tracks;
-  std::uint64_t flow = 0;
+  struct Flow {
+    std::size_t from, to;  // slices
+    std::string name;
+    double start_us, end_us;  // where each end binds: the first member's start, just inside the other's end
+  };
+  std::vector<Flow> flows;
   for (const auto& p : r.op_trace) {
+    std::map<int, std::vector<std::pair<const train::OpTraceSlice*, std::size_t>>> members;
     for (const auto& s : p.slices) {
-      const int pid = kGpuPid + s.gpu, tid = stream_tid(s.stream);
       gpus.insert(s.gpu);
-      tracks.insert({pid, tid});
-      events.push_back({{"name", s.name}, {"cat", s.collective < 0 ? "compute" : "collective"}, {"ph", "X"},
-                        {"pid", pid}, {"tid", tid}, {"ts", s.start_s * 1e6}, {"dur", (s.end_s - s.start_s) * 1e6},
-                        {"args", {{"micro_batch", s.micro_batch}, {"pass", p.label}, {"pass_kind", p.kind}}}});
+      const auto& stream = s.stream == "compute" ? std::string("compute stream") : s.stream + " stream";
+      const auto index = tracks.add(kGpuPid + s.gpu, stream,
+                                    {{"name", s.name},
+                                     {"cat", s.collective < 0 ? "compute" : "collective"},
+                                     {"args", {{"micro_batch", s.micro_batch}, {"pass", p.label}, {"pass_kind", p.kind}}}},
+                                    s.start_s * 1e6, s.end_s * 1e6);
+      if (s.collective >= 0) members[s.collective].emplace_back(&s, index);
     }
-    std::map<int, std::vector<const train::OpTraceSlice*>> members;
-    for (const auto& s : p.slices)
-      if (s.collective >= 0) members[s.collective].push_back(&s);
     for (const auto& [c, list] : members) {
-      const auto* first = list.front();
+      const auto& [first, first_index] = list.front();
       for (std::size_t m = 1; m < list.size(); ++m) {
-        const auto* to = list[m];
+        const auto& [to, to_index] = list[m];
         if (to->end_s <= to->start_s) continue;  // a zero-length slice has nothing to bind the arrow to
-        ++flow;
-        events.push_back({{"name", first->name}, {"cat", "collective"}, {"ph", "s"}, {"id", flow},
-                          {"pid", kGpuPid + first->gpu}, {"tid", stream_tid(first->stream)}, {"ts", first->start_s * 1e6}});
-        // Just inside the member's slice, so the arrow binds to it.
-        events.push_back({{"name", first->name}, {"cat", "collective"}, {"ph", "f"}, {"bp", "e"}, {"id", flow},
-                          {"pid", kGpuPid + to->gpu}, {"tid", stream_tid(to->stream)},
-                          {"ts", std::max(to->start_s, to->end_s - 1e-9) * 1e6}});
+        flows.push_back({first_index, to_index, first->name, first->start_s * 1e6, std::max(to->start_s, to->end_s - 1e-9) * 1e6});
       }
     }
     nlohmann::json on = nlohmann::json::object(), off = nlohmann::json::object();
@@ -259,15 +246,20 @@ void add_op_trace(const train::StepResult& r, nlohmann::json& events) {
                         {"ts", p.end_s * 1e6}, {"args", off}});
     }
   }
-  if (!r.op_trace.empty()) events.push_back(metadata("process_name", kLinksPid, -1, "links of the simulated group"));
-  for (const int g : gpus) {
-    events.push_back(metadata("process_name", kGpuPid + g, -1, fmt::format("GPU {} (simulated group)", g)));
-    events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", kGpuPid + g}, {"args", {{"sort_index", kGpuPid + g}}}});
+  tracks.assign();
+  std::uint64_t id = 0;
+  for (const auto& f : flows) {
+    ++id;
+    events.push_back({{"name", f.name}, {"cat", "collective"}, {"ph", "s"}, {"id", id}, {"pid", tracks.pid(f.from)},
+                      {"tid", tracks.tid(f.from)}, {"ts", f.start_us}});
+    // Just inside the member's slice, so the arrow binds to it.
+    events.push_back({{"name", f.name}, {"cat", "collective"}, {"ph", "f"}, {"bp", "e"}, {"id", id}, {"pid", tracks.pid(f.to)},
+                      {"tid", tracks.tid(f.to)}, {"ts", f.end_us}});
   }
-  for (const auto& [pid, tid] : tracks) {
-    const auto& stream = static_cast<std::size_t>(tid) < kStreams.size() ? kStreams[static_cast<std::size_t>(tid)]
-                                                                         : std::string("other");
-    events.push_back(metadata("thread_name", pid, tid, stream == "compute" ? "compute stream" : stream + " stream"));
+  if (!r.op_trace.empty()) events.push_back(metadata("process_name", kLinksPid, "links of the simulated group"));
+  for (const int g : gpus) {
+    events.push_back(metadata("process_name", kGpuPid + g, fmt::format("GPU {} (simulated group)", g)));
+    events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", kGpuPid + g}, {"args", {{"sort_index", kGpuPid + g}}}});
   }
 }
 
@@ -275,17 +267,16 @@ void add_op_trace(const train::StepResult& r, nlohmann::json& events) {
 
 nlohmann::json step_trace(const train::StepResult& r) {
   nlohmann::json events = nlohmann::json::array();
+  TraceTracks tracks;
   int max_rank = -1;
   for (const auto& s : r.trace) {
-    events.push_back({{"name", s.name}, {"cat", s.kind}, {"ph", "X"}, {"pid", s.rank}, {"tid", s.track},
-                      {"ts", s.start_s * 1e6}, {"dur", (s.end_s - s.start_s) * 1e6}});
+    tracks.add(s.rank, s.track == "compute" ? "compute stream" : s.track == "dp" ? "DP stream" : s.track,
+               {{"name", s.name}, {"cat", s.kind}}, s.start_s * 1e6, s.end_s * 1e6);
     max_rank = std::max(max_rank, s.rank);
   }
-  for (int k = 0; k <= max_rank; ++k) {
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", k},
-                      {"args", {{"name", fmt::format("pipeline rank {}", k)}}}});
-  }
-  add_op_trace(r, events);
+  for (int k = 0; k <= max_rank; ++k) events.push_back(metadata("process_name", k, fmt::format("pipeline rank {}", k)));
+  add_op_trace(r, tracks, events);
+  tracks.emit(events);
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }
 
