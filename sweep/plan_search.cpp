@@ -262,9 +262,9 @@ PlanResult plan_layouts(const PlanBase& base, const PlanOptions& o) {
   const std::size_t exact = std::max<std::size_t>(static_cast<std::size_t>(std::max(o.top_k, 0)), o.exact_rows);
   out.exact_rows = o.exhaustive ? order.size() : exact;
 
-  std::unique_ptr<Progress> progress;
+  std::unique_ptr<core::Progress> progress;
   if (o.progress != nullptr && !order.empty()) {
-    progress = std::make_unique<Progress>(order.size(), o.progress, o.progress_terminal, "plan");
+    progress = std::make_unique<core::Progress>(order.size(), o.progress, o.progress_mode, "plan", "layouts simulated");
   }
   train::StepReuse reuse;
   const auto simulate = [&](std::size_t k) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/progress.hpp"
 #include "sim/input/scenario_inputs.hpp"
 #include "sim/train/step_band.hpp"
 #include "sweep/grid.hpp"
@@ -52,8 +53,8 @@ struct PlanOptions {
   std::optional<double> goal_step_time_s;
   int threads = 1;                     // >= 1
   SpreadWork spread;                   // empty: spread_on_threads(threads)
-  std::FILE* progress = nullptr;       // progress of the simulations (sweep_runner.hpp's Progress), or none
-  bool progress_terminal = false;      // redraw one bar in place
+  std::FILE* progress = nullptr;       // progress of the simulations (core::Progress), or none
+  core::ProgressMode progress_mode = core::ProgressMode::lines;
 };
 
 // The base scenario as `k3sim run` reads it: text, the name errors cite, and its --set overrides (the

@@ -32,7 +32,7 @@ MpiSession::MpiSession() {
 MpiSession::~MpiSession() { MPI_Finalize(); }
 
 std::vector<PointResult> run_points_mpi(const MpiSession& mpi, const std::vector<GridPoint>& points,
-                                        const Simulate& simulate, Progress* progress) {
+                                        const Simulate& simulate, core::Progress* progress) {
   // The queue: one int64 on rank 0, incremented atomically by whoever takes the next point.
   std::int64_t* counter = nullptr;
   MPI_Win win;

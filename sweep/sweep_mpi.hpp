@@ -32,7 +32,7 @@ class MpiSession {
 // Every rank calls it with the same points. Rank 0 returns all results in grid order, others an empty
 // vector. `progress` (rank 0 only, may be null) counts points handed out.
 std::vector<PointResult> run_points_mpi(const MpiSession& mpi, const std::vector<GridPoint>& points,
-                                        const Simulate& simulate, Progress* progress);
+                                        const Simulate& simulate, core::Progress* progress);
 
 // `plan` under mpirun: job i runs on rank i % size (on `threads` threads there) and every rank gets every
 // result, in index order (MPI_Allgatherv), so that every rank takes the same next step of the search.

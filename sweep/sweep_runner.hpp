@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/progress.hpp"
 #include "sweep/point_result.hpp"
 
 namespace k3::sweep {
@@ -18,34 +19,9 @@ using Simulate = std::function<nlohmann::json(const GridPoint&)>;
 // message as the reason; a result that exceeds HBM is ran, infeasible, "does not fit in memory".
 PointResult evaluate_point(std::size_t index, const GridPoint& settings, const Simulate& simulate);
 
-// Progress on a terminal: one bar redrawn in place with rate and ETA; elsewhere: plain lines, about
-// twenty over the run. Thread-safe.
-class Progress {
- public:
-  // `label` begins each plain line ("sweep", "plan").
-  Progress(std::size_t total, std::FILE* out, bool terminal, std::string label = "sweep");
-  void done_one();
-  // For MPI: rank 0 sees how many points were handed out, not when other ranks finish them.
-  void set_done(std::size_t done);
-  void finish();
-
- private:
-  void draw(bool last);
-  std::size_t total_;
-  std::size_t done_ = 0;
-  std::FILE* out_;
-  bool terminal_;
-  std::string label_;
-  double start_s_;
-  double last_draw_s_ = -1;
-  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  std::size_t printed_done_ = kNone;  // plain-line mode: count on the last printed line
-  std::mutex mutex_;
-};
-
 // Runs all points with `jobs` threads (>= 1), results in grid order.
 std::vector<PointResult> run_points(const std::vector<GridPoint>& points, const Simulate& simulate, int jobs,
-                                    Progress* progress);
+                                    core::Progress* progress);
 
 enum class ParetoX { gpus, cost };
 // Marks the front over (x, step time) among the feasible points. ParetoX::cost needs a price: points

@@ -58,18 +58,26 @@ void ValidationCase::set_band(double lo, double mid, double hi) {
 
 ValidationReport run_validation(const ValidationPaths& paths) {
   ValidationReport r;
-  for (auto& c : validate_deepseek_v3(paths, r.assumptions)) r.cases.push_back(std::move(c));
+  core::Progress progress(5, paths.progress, paths.progress_mode, "validate", "families");
+  const auto family = [&](const char* name, auto run) {
+    progress.doing(name);
+    auto cases = run(paths, r.assumptions);
+    progress.done_one();
+    return cases;
+  };
+  for (auto& c : family("DeepSeek-V3 on 2,048 H800", validate_deepseek_v3)) r.cases.push_back(std::move(c));
   double sum = 0;
   int rows = 0;
-  for (auto& c : validate_megatron(paths, r.assumptions)) {
+  for (auto& c : family("Megatron-LM SC21 on Selene", validate_megatron)) {
     sum += std::abs(c.rel_error);
     ++rows;
     r.cases.push_back(std::move(c));
   }
   r.megatron_mean_abs_error = rows > 0 ? sum / rows : 0;
-  for (auto& c : validate_qwen3(paths, r.assumptions)) r.cases.push_back(std::move(c));
-  for (auto& c : validate_deepep(paths, r.assumptions)) r.cases.push_back(std::move(c));
-  for (auto& c : validate_sglang(paths, r.assumptions)) r.cases.push_back(std::move(c));
+  for (auto& c : family("Qwen3-235B on 256 H100", validate_qwen3)) r.cases.push_back(std::move(c));
+  for (auto& c : family("DeepEP kernels", validate_deepep)) r.cases.push_back(std::move(c));
+  for (auto& c : family("SGLang serving", validate_sglang)) r.cases.push_back(std::move(c));
+  progress.finish();
   apply_discrepancy(r);
   return r;
 }

@@ -12,8 +12,10 @@
 // Each case also gets its uncertainty band (sim/train/step_band.hpp) and whether the published value lies in it.
 #include <nlohmann/json.hpp>
 
+#include "core/progress.hpp"
 #include "validate/model_discrepancy.hpp"
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,8 @@ struct ValidationPaths {
   std::string data_dir;      // folder holding the published CSVs
   std::string scenario_dir;  // folder holding deepseek-v3-h800-2048.yaml and megatron-sc21-selene.yaml
   int band_samples = 64;     // samples of each case's uncertainty band (sim/train/step_band.hpp); 0: none
+  std::FILE* progress = nullptr;  // progress by family (core::Progress), or none
+  core::ProgressMode progress_mode = core::ProgressMode::quiet;
 };
 
 // <source>/validate/data and <source>/scenarios of the tree k3sim was built from.

@@ -12,11 +12,14 @@
 #include <optional>
 #include <set>
 
+#include <unistd.h>
+
 #include "results/serve_output.hpp"
 #include "sim/input/scenario_inputs.hpp"
 #include "sim/input/serve_scenario.hpp"
 #include "sim/serve/serving_simulator.hpp"
 #include "reports/sections/review.hpp"
+#include "core/progress.hpp"
 #include "core/version.hpp"
 #include "model/kv_cache.hpp"
 #include "core/error.hpp"
@@ -38,6 +41,7 @@ struct CompareOptions {
   std::vector<std::string> scenarios;
   std::vector<std::string> sets;
   bool json = false;
+  bool quiet = false;  // no progress on stderr
   std::string report;
   std::string profile;
   bool profile_any_device = false;
@@ -87,9 +91,13 @@ nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const C
   for (const auto& v : variants) inputs.push_back(input::resolve_scenario(v.scenario, o.profile, o.profile_any_device));
   std::optional<results::QuantityDiscrepancy> discrepancy;
   if (o.samples > 0) discrepancy = validate::shipped_discrepancy("training step");
+  core::Progress progress(variants.size() + (o.review ? 1 : 0), stderr,
+                          core::progress_mode(o.quiet, ::isatty(STDERR_FILENO) != 0, false), "compare", "parts");
   for (std::size_t i = 0; i < variants.size(); ++i) {
+    progress.doing("variant " + variants[i].name + (o.samples > 0 ? " with its band" : ""));
     list.push_back(simulate_variant(variants[i], inputs[i], o, variants.front().scenario.seed, discrepancy, samples[i],
                                     i == 0 ? trace : nullptr));
+    progress.done_one();
   }
   nlohmann::json out = sweep::comparison_json(list, samples);
   if (o.review) {
@@ -98,8 +106,11 @@ nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const C
       const auto& r = list[i].at("result");
       review.push_back({variants[i].name, &inputs[i], r.at("tokens_per_step").get<double>(), r.at("gpus").get<std::int64_t>()});
     }
+    progress.doing("review: KV cache, traffic, balancer");
     out["review"] = sweep::variant_review_json(review);
+    progress.done_one();
   }
+  progress.finish();
   return out;
 }
 
@@ -205,6 +216,7 @@ void attach_compare(CLI::App& command, int& exit_status) {
       ->required();
   sub->add_option("--set", o->sets, "Override a key in every variant, e.g. --set network=analytical (repeatable)");
   sub->add_flag("--json", o->json, "Print the comparison as JSON");
+  sub->add_flag("-q,--quiet", o->quiet, "No progress on stderr (shown on a terminal)");
   sub->add_option("--report", o->report, "Write an HTML report of the comparison");
   sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate`");
   sub->add_flag("--profile-any-device", o->profile_any_device,

@@ -59,6 +59,7 @@ struct PlanCliOptions {
   int band = 16;
   int jobs = 0;
   bool json = false;
+  bool quiet = false;  // no progress on stderr
   std::string profile;
 };
 
@@ -317,16 +318,16 @@ int plan(const PlanCliOptions& o, const CLI::App& command) {
   options.exhaustive = o.exhaustive;
   options.threads = core::resolve_threads(o.jobs);
   options.progress = stderr;
-  options.progress_terminal = ::isatty(STDERR_FILENO) != 0;
+  options.progress_mode = core::progress_mode(o.quiet, ::isatty(STDERR_FILENO) != 0, true);
   // Under mpirun every rank runs the same search, its jobs spread over the ranks; rank 0 writes the outputs.
-  bool quiet = false;
+  bool follower = false;  // an MPI rank other than 0
 #ifdef K3SIM_HAVE_MPI
   std::unique_ptr<sweep::MpiSession> mpi;
   if (sweep::launched_by_mpirun()) {
     mpi = std::make_unique<sweep::MpiSession>();
     options.spread = sweep::spread_over_ranks(*mpi, options.threads);
-    quiet = mpi->rank() != 0;
-    if (quiet) options.progress = nullptr;
+    follower = mpi->rank() != 0;
+    if (follower) options.progress = nullptr;
   }
 #endif
 
@@ -339,7 +340,7 @@ int plan(const PlanCliOptions& o, const CLI::App& command) {
     };
     auto cluster = sweep::plan_cluster_size(text, o.scenario, sets, {o.tokens.value_or(0), o.days.value_or(0)}, options,
                                               resolve, o.max_gpus);
-    if (quiet) return 0;
+    if (follower) return 0;
     const auto j = sweep::cluster_plan_to_json(cluster, options.objective);
     write_report(o, text, input::parse_scenario(text, o.scenario, sets).seed, j);
     if (o.json) {
@@ -356,7 +357,7 @@ int plan(const PlanCliOptions& o, const CLI::App& command) {
     if (*o.gpus < 1) throw core::InputError({"--gpus", "", 0}, fmt::format("{} GPUs", *o.gpus), "a positive number of GPUs");
     const auto inputs = resolve_on(text, o.scenario, result_sets, *o.gpus, o.profile);
     result = sweep::plan_layouts({text, o.scenario, result_sets, inputs}, options);
-    if (quiet) return 0;
+    if (follower) return 0;
     const auto j = sweep::plan_to_json(*result, options.objective);
     write_report(o, text, inputs.scenario.seed, j);
     if (o.json) {
@@ -406,6 +407,7 @@ void attach_plan(CLI::App& command, int& exit_status) {
   sub->add_option("--set", o->sets, "Override a key of the base scenario (repeatable)");
   sub->add_option("-j,--jobs", o->jobs, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
   sub->add_flag("--json", o->json, "Print the search and its ranking as JSON");
+  sub->add_flag("-q,--quiet", o->quiet, "No progress on stderr (shown on a terminal, and as lines elsewhere)");
   sub->add_option("--csv", o->csv, "Write the ranking as CSV, one row per simulated candidate");
   sub->add_option("--write-best", o->write_best, "Write the best layout as a scenario YAML (for run and compare)");
   sub->add_option("--report", o->report,

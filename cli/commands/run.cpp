@@ -8,7 +8,10 @@
 #include <memory>
 #include <optional>
 
+#include <unistd.h>
+
 #include "sim/input/scenario_inputs.hpp"
+#include "core/progress.hpp"
 #include "core/version.hpp"
 #include "reports/sections/step.hpp"
 #include "core/error.hpp"
@@ -29,6 +32,7 @@ struct RunOptions {
   std::string scenario;
   std::vector<std::string> sets;
   bool json = false;
+  bool quiet = false;  // no progress on stderr
   std::string trace;
   int trace_ranks = 16;
   std::string profile;
@@ -86,6 +90,9 @@ int run(const RunOptions& o) {
   opt.max_trace_ranks = o.trace_ranks;
   opt.op_trace = !o.trace.empty();  // the trace also shows one pass of each kind op by op, GPU by GPU
   opt.version = std::string(core::version_string());
+  core::Progress progress(o.samples > 0 ? 2 : 1, stderr, core::progress_mode(o.quiet, ::isatty(STDERR_FILENO) != 0, false),
+                          "run", "parts");
+  progress.doing("the step");
   const auto result = train::simulate_step(inputs.scenario, inputs.model, *inputs.topology,
                                           inputs.profile ? &*inputs.profile : nullptr, opt);
   if (!o.trace.empty()) write_json_file(o.trace, results::step_trace(result), "--trace");
@@ -95,8 +102,11 @@ int run(const RunOptions& o) {
   band_options.threads = o.jobs;
   band_options.entry_sensitivity = o.sensitivity_by_entry;
   band_options.simulate_each_sample = o.band_by_simulation;
+  progress.done_one();
+  if (o.samples > 0) progress.doing("its band: each factor at its ends");
   const auto band = train::simulate_step_band(inputs.scenario, inputs.model, *inputs.topology,
                                               inputs.profile_or_null(), result, band_options);
+  progress.finish();
   nlohmann::json json = results::step_to_json(result);
   results::add_band(json, band);
   std::optional<results::QuantityDiscrepancy> training;
@@ -122,6 +132,7 @@ void attach_run(CLI::App& command, int& exit_status) {
   sub->add_option("scenario", o->scenario, "Scenario YAML (see scenarios/README.md)")->required();
   sub->add_option("--set", o->sets, "Override a scenario key, e.g. --set parallel.ep=32 (repeatable)");
   sub->add_flag("--json", o->json, "Print the result as JSON");
+  sub->add_flag("-q,--quiet", o->quiet, "No progress on stderr (shown on a terminal)");
   sub->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace to this file: the pipeline "
                   "timeline, and one pass of each kind op by op on every GPU of the simulated group (compute and "
                   "collective streams, flows across GPUs, link utilisation)");

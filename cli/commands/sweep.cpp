@@ -40,6 +40,7 @@ struct SweepOptions {
   std::string out;
   std::string report;
   bool json = false;
+  bool quiet = false;  // no progress on stderr
   std::string pareto = "gpus";
   std::string profile;
 };
@@ -105,20 +106,20 @@ int sweep(const SweepOptions& o) {
         train::simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt));
   };
 
-  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  const auto mode = core::progress_mode(o.quiet, ::isatty(STDERR_FILENO) != 0, true);
   std::vector<sweep::PointResult> results;
 #ifdef K3SIM_HAVE_MPI
   if (sweep::launched_by_mpirun()) {
     sweep::MpiSession mpi;
-    std::unique_ptr<sweep::Progress> progress;
-    if (mpi.rank() == 0) progress = std::make_unique<sweep::Progress>(points.size(), stderr, terminal);
+    std::unique_ptr<core::Progress> progress;
+    if (mpi.rank() == 0) progress = std::make_unique<core::Progress>(points.size(), stderr, mode, "sweep");
     results = sweep::run_points_mpi(mpi, points, simulate, progress.get());
     if (mpi.rank() != 0) return 0;  // rank 0 writes the outputs
   }
 #endif
   if (results.empty()) {
     const int jobs = core::resolve_threads(o.jobs);
-    sweep::Progress progress(points.size(), stderr, terminal);
+    core::Progress progress(points.size(), stderr, mode, "sweep");
     results = sweep::run_points(points, simulate, jobs, &progress);
   }
 
@@ -165,6 +166,7 @@ void attach_sweep(CLI::App& command, int& exit_status) {
   sub->add_option("--out", o->out, "Write all points to results.csv or results.json");
   sub->add_option("--report", o->report, "Write an HTML report with the Pareto front");
   sub->add_flag("--json", o->json, "Print the results as JSON");
+  sub->add_flag("-q,--quiet", o->quiet, "No progress on stderr (shown on a terminal, and as lines elsewhere)");
   sub->add_option("--pareto", o->pareto, "Front over GPUs or cost per trillion tokens, against step time")
       ->check(CLI::IsMember({"gpus", "cost"}));
   sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate`");

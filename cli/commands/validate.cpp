@@ -6,6 +6,8 @@
 
 #include <memory>
 
+#include <unistd.h>
+
 #include "core/error.hpp"
 #include "core/text_file.hpp"
 #include "core/version.hpp"
@@ -21,6 +23,7 @@ struct ValidateOptions {
   std::string data_dir;
   std::string scenario_dir;
   bool json = false;
+  bool quiet = false;  // no progress on stderr
   bool markdown = false;
   std::string write_discrepancy;
   std::string report;
@@ -42,6 +45,8 @@ int validate(const ValidateOptions& o) {
   if (!o.data_dir.empty()) paths.data_dir = o.data_dir;
   if (!o.scenario_dir.empty()) paths.scenario_dir = o.scenario_dir;
   paths.band_samples = o.samples;
+  paths.progress = stderr;
+  paths.progress_mode = core::progress_mode(o.quiet, ::isatty(STDERR_FILENO) != 0, false);
   const auto report = validate::run_validation(paths);
   const auto json = validate::validation_to_json(report);
   if (!o.write_discrepancy.empty()) {
@@ -77,6 +82,7 @@ void attach_validate(CLI::App& command, int& exit_status) {
   sub->add_option("--out", o->import_to, "Folder --import-data writes to (validate/data)");
   sub->add_option("--scenarios", o->scenario_dir, "Folder of the validation scenarios (default: <source>/scenarios)");
   sub->add_flag("--json", o->json, "Print the cases as JSON");
+  sub->add_flag("-q,--quiet", o->quiet, "No progress on stderr (shown on a terminal)");
   sub->add_option("--write-discrepancy", o->write_discrepancy,
                   "Write each quantity's model discrepancy, fitted on every family, to this file (run and compare "
                   "read validate/data/model-discrepancy.csv)");
