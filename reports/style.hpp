@@ -24,10 +24,10 @@ main{max-width:1120px;margin:0 auto;padding:8px 24px 24px}
 .section{background:#fff;border:1px solid var(--line);border-radius:6px;padding:6px 24px 18px;margin:18px 0}
 .section h2{font-size:18px;font-weight:600;margin:14px 0 10px;padding-bottom:6px;border-bottom:2px solid var(--accent)}
 .section p{max-width:80ch;color:#2c353d}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(140px,1fr));gap:12px;margin:12px 0}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:12px;margin:12px 0}
 .card{border:1px solid var(--line);border-left:4px solid var(--accent);border-radius:4px;padding:10px 14px;background:#fbfcfd}
 .card-label{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.4px}
-.card-value{font-size:24px;font-weight:600;font-variant-numeric:tabular-nums}
+.card-value{font-size:24px;font-weight:600;font-variant-numeric:tabular-nums;white-space:nowrap}
 .card-value .unit{font-size:14px;font-weight:400;color:var(--muted)}
 .card-note{font-size:12px;color:var(--muted)}
 .figure{margin:14px 0;overflow-x:auto}

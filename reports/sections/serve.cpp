@@ -42,7 +42,12 @@ void add_curve_section(Report& report, const nlohmann::json& curve) {
     }
     throughput.series.push_back(std::move(l));
   }
-  s.chart(line_chart(latency), "Log-log. Time to first token and time per output token.");
+  // The SLO's two targets, the same at every rate (the scenario's slo block).
+  const auto& slo = curve.front().at("result");
+  latency.references.push_back({"TTFT SLO", 1e3 * at(slo, "/slo/ttft_s")});
+  latency.references.push_back({"TPOT SLO", 1e3 * at(slo, "/slo/tpot_s")});
+  s.chart(line_chart(latency), "Log-log. Time to first token and time per output token; the dashed lines are the SLO's "
+                               "targets, which each P99 must stay under.");
   s.chart(line_chart(throughput), "Log-log. Over all nodes of the deployment.");
   Table t({{"Rate", "requests/s"}, {"Output per node", "tokens/s"}, {"TTFT P50", "s"}, {"TTFT P99", "s"},
            {"TPOT P50", "s"}, {"TPOT P99", "s"}, {"Goodput", "requests/s"}});
