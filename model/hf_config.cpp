@@ -143,9 +143,8 @@ void read_layer_types(const Config& c, ModelSpec& s) {
   }
 }
 
-// Qwen2/Qwen3: with use_sliding_window, layers from max_window_layers on (0-based) slide (transformers'
-// Qwen2 rule); MoE where (i + 1) % decoder_sparse_step == 0 and i is not in mlp_only_layers (0-based).
-void read_qwen_layers(const Config& c, ModelSpec& s) {
+// Qwen MoE families: MoE where (i + 1) % decoder_sparse_step == 0 and i is not in mlp_only_layers (0-based).
+void read_qwen_ffn_layers(const Config& c, ModelSpec& s) {
   const auto n = static_cast<long long>(s.layers.size());
   const auto step = c.integer_or("decoder_sparse_step", 1);
   if (step < 1) throw core::InputError(c.where("decoder_sparse_step"), "must be at least 1", "an integer >= 1");
@@ -158,12 +157,27 @@ void read_qwen_layers(const Config& c, ModelSpec& s) {
         (!dense.contains(i) && (i + 1) % step == 0) ? FfnKind::MoE : FfnKind::Dense;
   }
   if (s.count_layers(FfnKind::Dense) > 0) s.dense_ffn = {static_cast<int>(c.integer("intermediate_size")), activation_of(c)};
+}
+
+// Qwen2/Qwen3: with use_sliding_window, layers from max_window_layers on (0-based) slide (transformers'
+// Qwen2 rule).
+void read_qwen_layers(const Config& c, ModelSpec& s) {
+  read_qwen_ffn_layers(c, s);
+  const auto n = static_cast<long long>(s.layers.size());
   if (c.find("layer_types")) {
     read_layer_types(c, s);
   } else if (c.boolean_or("use_sliding_window", false)) {
     const auto from = c.integer_or("max_window_layers", 0);
     for (long long i = std::max(0LL, from); i < n; ++i) s.layers[static_cast<std::size_t>(i)].window = static_cast<int>(c.integer("sliding_window"));
   }
+}
+
+// Qwen2-MoE's shared expert: one of shared_expert_intermediate_size, scaled by a sigmoid gate.
+void read_gated_shared_expert(const Config& c, ModelSpec& s) {
+  const auto shared = c.integer_or("shared_expert_intermediate_size", 0);
+  s.moe.shared_experts = shared > 0 ? 1 : 0;
+  s.moe.shared_expert_ffn = static_cast<int>(shared);
+  s.moe.shared_expert_gate = shared > 0;  // sigmoid(Linear(hidden, 1)) scales the shared expert
 }
 
 void read_llama(const Config& c, ModelSpec& s) {
@@ -179,10 +193,7 @@ void read_qwen2_moe(const Config& c, ModelSpec& s) {
   s.gqa.qkv_bias = true;  // transformers Qwen2MoeAttention: q/k/v with bias, o_proj without
   read_routed(c, s, "moe_intermediate_size");
   s.moe.router_bias = false;
-  const auto shared = c.integer_or("shared_expert_intermediate_size", 0);
-  s.moe.shared_experts = shared > 0 ? 1 : 0;
-  s.moe.shared_expert_ffn = static_cast<int>(shared);
-  s.moe.shared_expert_gate = shared > 0;  // sigmoid(Linear(hidden, 1)) scales the shared expert
+  read_gated_shared_expert(c, s);
   read_qwen_layers(c, s);
 }
 
@@ -193,6 +204,102 @@ void read_qwen3_moe(const Config& c, ModelSpec& s) {
   read_routed(c, s, "moe_intermediate_size");
   s.moe.router_bias = false;
   read_qwen_layers(c, s);
+}
+
+// Qwen3-Next (transformers Qwen3NextConfig): Gated DeltaNet layers and gated softmax attention, the latter
+// where layer_types says "full_attention" or else every full_attention_interval-th layer; Qwen2-MoE's
+// gated shared expert. The linear layers' q and k heads (linear_num_key_heads) each serve
+// linear_num_value_heads / linear_num_key_heads value heads; every head has one decay (A_log, dt_bias,
+// a from in_proj_ba) and the output is gated by z, a full-width projection.
+void read_qwen3_next(const Config& c, ModelSpec& s) {
+  read_gqa(c, s);
+  s.gqa.qkv_bias = s.gqa.o_bias = c.boolean_or("attention_bias", false);
+  s.gqa.qk_norm = true;      // Qwen3NextAttention q_norm / k_norm over head_dim
+  s.gqa.output_gate = true;  // q_proj yields the query and a gate of the same width
+  s.gqa.rope_fraction = c.number_or("partial_rotary_factor", 1.0);
+  c.require_false("use_sliding_window", "Qwen3-Next's attention layers see the whole prefix");
+  read_routed(c, s, "moe_intermediate_size");
+  s.moe.router_bias = false;
+  read_gated_shared_expert(c, s);
+  read_qwen_ffn_layers(c, s);
+  const auto key_dim = c.integer("linear_key_head_dim");
+  const auto value_dim = c.integer("linear_value_head_dim");
+  if (key_dim != value_dim) {
+    throw core::InputError(c.where("linear_key_head_dim"),
+                           fmt::format("{} differs from linear_value_head_dim {}", key_dim, value_dim),
+                           "equal key and value head widths (k3sim's delta-rule state is d x d per head)");
+  }
+  s.kda.heads = static_cast<int>(c.integer("linear_num_value_heads"));
+  s.kda.key_heads = static_cast<int>(c.integer("linear_num_key_heads"));
+  s.kda.head_dim = static_cast<int>(value_dim);
+  s.kda.short_conv_kernel = static_cast<int>(c.integer("linear_conv_kernel_dim"));
+  s.kda.output_gate = KdaOutputGate::Full;
+  s.kda.decay_gate = KdaDecayGate::Head;
+  const auto n = static_cast<long long>(s.layers.size());
+  if (c.find("layer_types")) {
+    const auto types = c.string_per_layer("layer_types", n, {"linear_attention", "full_attention"});
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      if (types[i] == "linear_attention") s.layers[i].attention = AttentionKind::KDA;
+    }
+    return;
+  }
+  const auto interval = c.integer_or("full_attention_interval", 4);  // Qwen3NextConfig's default
+  if (interval < 1) throw core::InputError(c.where("full_attention_interval"), "must be at least 1", "an integer >= 1");
+  for (long long i = 0; i < n; ++i) {
+    if ((i + 1) % interval != 0) s.layers[static_cast<std::size_t>(i)].attention = AttentionKind::KDA;
+  }
+}
+
+// MiniMax-M2 (transformers MiniMaxM2Config): softmax GQA in every layer (attn_type_list all 1; 0 would be
+// MiniMax-01's lightning attention), q and k normed across all heads (qk_norm_type "per_layer"), RoPE on
+// rotary_dim of each head's dims, every layer MoE with a sigmoid router and a correction bias, no shared
+// expert. Each of num_mtp_modules MTP modules is taken as mtp_transformer_layers main-model layers (the
+// config says no more, and the released checkpoint has no MTP weights to count).
+void read_minimax_m2(const Config& c, ModelSpec& s) {
+  read_gqa(c, s);
+  s.gqa.qkv_bias = s.gqa.o_bias = c.boolean_or("attention_bias", false);
+  s.gqa.qk_norm = c.boolean_or("use_qk_norm", false);
+  if (const json* t = c.find("qk_norm_type")) {
+    const std::string type = t->is_string() ? t->get<std::string>() : t->dump();
+    if (type != "per_layer" && type != "per_head") {
+      throw core::InputError(c.where("qk_norm_type"), "unknown value " + t->dump(), "per_layer or per_head");
+    }
+    s.gqa.qk_norm_across_heads = type == "per_layer";
+  }
+  if (c.find("rotary_dim")) {
+    const auto rotary = c.integer("rotary_dim");
+    if (rotary <= 0 || rotary > s.gqa.head_dim) {
+      throw core::InputError(c.where("rotary_dim"), fmt::format("must be 1 to head_dim {}, got {}", s.gqa.head_dim, rotary),
+                             fmt::format("an integer 1 to {}", s.gqa.head_dim));
+    }
+    s.gqa.rope_fraction = static_cast<double>(rotary) / s.gqa.head_dim;
+  } else {
+    s.gqa.rope_fraction = c.number_or("partial_rotary_factor", 1.0);
+  }
+  read_routed(c, s, "intermediate_size");
+  s.moe.router_bias = c.boolean_or("use_routing_bias", false);
+  if (c.integer_or("shared_intermediate_size", 0) != 0) {
+    throw core::InputError(c.where("shared_intermediate_size"), "a MiniMax shared expert is not modelled",
+                           "0 (MiniMax-M2 has none)");
+  }
+  const auto n = static_cast<long long>(s.layers.size());
+  if (c.find("attn_type_list")) {
+    const json& types = *c.find("attn_type_list");
+    if (!types.is_array() || static_cast<long long>(types.size()) != n) {
+      throw core::InputError(c.where("attn_type_list"), "expected one entry per layer", fmt::format("{} entries", n));
+    }
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      if (types[i] != 1) {
+        throw core::InputError(c.where("attn_type_list"),
+                               fmt::format("layer {} is {}, MiniMax-01's lightning attention, which k3sim does not model", i, types[i].dump()),
+                               "1 (softmax attention) for every layer");
+      }
+    }
+  }
+  for (auto& l : s.layers) l.ffn = FfnKind::MoE;
+  if (c.boolean_or("use_mtp", false)) {
+    s.mtp_layers = static_cast<int>(c.integer_or("num_mtp_modules", 0) * c.integer_or("mtp_transformer_layers", 1));
+  }
 }
 
 void read_mixtral(const Config& c, ModelSpec& s) {
@@ -238,6 +345,7 @@ void read_llama4(const Config& c, ModelSpec& s) {
   const auto chunk = c.integer_or("attention_chunk_size", 0);
   const auto interval = c.integer_or("no_rope_layer_interval", 4);
   const json* no_rope = c.find("no_rope_layers");
+  if (no_rope && no_rope->is_array() && no_rope->empty()) no_rope = nullptr;  // transformers: the interval rule
   if (no_rope && (!no_rope->is_array() || static_cast<long long>(no_rope->size()) != n)) {
     throw core::InputError(c.where("no_rope_layers"), "expected one entry per layer", fmt::format("{} entries of 0 or 1", n));
   }
@@ -387,6 +495,16 @@ const std::vector<Family>& families() {
                                          "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace",
                                          "partial_rotary_factor", "use_qk_norm", "num_nextn_predict_layers"}}),
        {}, read_glm4_moe},
+      {"qwen3_next", join({kCommon, kGqa, kQwen, {"shared_expert_intermediate_size", "partial_rotary_factor",
+                                                  "full_attention_interval", "linear_conv_kernel_dim",
+                                                  "linear_key_head_dim", "linear_value_head_dim",
+                                                  "linear_num_key_heads", "linear_num_value_heads"}}),
+       {}, read_qwen3_next},
+      {"minimax_m2", join({kCommon, kGqa, {"intermediate_size", "num_local_experts", "num_experts_per_tok",
+                                           "use_qk_norm", "qk_norm_type", "rotary_dim", "partial_rotary_factor",
+                                           "use_routing_bias", "shared_intermediate_size", "attn_type_list",
+                                           "use_mtp", "num_mtp_modules", "mtp_transformer_layers"}}),
+       {}, read_minimax_m2},
   };
   return f;
 }

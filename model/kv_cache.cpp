@@ -42,7 +42,8 @@ KvCache kv_cache(const ModelSpec& spec, double cache_bytes_per_element) {
       case AttentionKind::KDA: {
         const double p = static_cast<double>(spec.kda.heads) * spec.kda.head_dim;
         kv.recurrent_state_bytes_per_sequence += p * spec.kda.head_dim * 4;  // fp32 d_k x d_v per head
-        kv.conv_state_bytes_per_sequence += (spec.kda.short_conv_kernel - 1.0) * 3 * p * cache_bytes_per_element;
+        const double conv_channels = 2.0 * spec.kda.qk_heads() * spec.kda.head_dim + p;  // q, k and v
+        kv.conv_state_bytes_per_sequence += (spec.kda.short_conv_kernel - 1.0) * conv_channels * cache_bytes_per_element;
         ++kv.state_layers;
         break;
       }

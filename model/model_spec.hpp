@@ -5,7 +5,7 @@
 //
 // Sources of a ModelSpec: a preset shipped in model/presets/<name>.yaml, any YAML file in that format, or a
 // Hugging Face config.json (deepseek_v3, kimi_k2, kimi_linear, kimi_k3, llama, qwen2_moe, qwen3_moe, mixtral,
-// gpt_oss, llama4, glm4_moe families). load_model()
+// gpt_oss, llama4, glm4_moe, qwen3_next, minimax_m2 families). load_model()
 // picks by the argument; every bad value throws k3::core::InputError naming file, key, line and what is
 // allowed (the CLI turns that into exit status 2).
 #include <cstdint>
@@ -36,13 +36,20 @@ struct MlaDims {
 };
 
 // Kimi Delta Attention (arXiv:2510.26692). Decay gate f is low rank (f_a [head_dim, d], f_b [p, head_dim]).
+// Gated DeltaNet (arXiv:2412.06464; Qwen3-Next's linear layers) is the same delta-rule recurrence with one
+// decay per head (a_proj [heads, d]) instead of one per channel, and q and k heads that each serve
+// heads / key_heads value heads; KDA refines it with the channel-wise gate, so both share these dims.
 enum class KdaOutputGate { Full, LowRank };
+enum class KdaDecayGate { Channel, Head };
 struct KdaDims {
-  int heads = 0;
-  int head_dim = 0;  // d_k = d_v
+  int heads = 0;      // value heads: one d_k x d_v state each
+  int head_dim = 0;   // d_k = d_v
+  int key_heads = 0;  // q and k heads; 0 = heads (KDA)
   int short_conv_kernel = 0;
   KdaOutputGate output_gate = KdaOutputGate::Full;  // K3: g_proj [p, d]; Kimi Linear: g_a, g_b low rank
+  KdaDecayGate decay_gate = KdaDecayGate::Channel;  // KDA: per channel; Gated DeltaNet: per head
   int chunk = 64;                                   // chunkwise-parallel training form (paper eq. 13-14)
+  int qk_heads() const { return key_heads > 0 ? key_heads : heads; }
 };
 
 // Grouped-query attention (MHA when kv_heads == heads, MQA when kv_heads == 1). heads x head_dim need not
@@ -54,6 +61,8 @@ struct GqaDims {
   bool qkv_bias = false;       // biases on the q, k and v projections (Qwen2, GPT-OSS, GLM-4.5)
   bool o_bias = false;         // bias on the output projection (GPT-OSS)
   bool qk_norm = false;        // per-head RMSNorm of q and k, one head_dim weight each (Qwen3, GLM-4.5)
+  bool qk_norm_across_heads = false;  // the q and k norms span all heads, one weight per channel (MiniMax-M2)
+  bool output_gate = false;    // sigmoid gate [heads x head_dim, d] on the attention output (Qwen3-Next)
   bool sinks = false;          // one learned softmax sink logit per head (GPT-OSS)
   double rope_fraction = 1.0;  // share of each head's dims that RoPE rotates (GLM-4.5: 0.5)
 };

@@ -20,7 +20,11 @@ const char* to_string(OpKind k) {
   return "?";
 }
 
-std::string layer_kind(const LayerSpec& l) { return std::string(to_string(l.attention)) + "+" + to_string(l.ffn); }
+// Delta-rule layers with one decay per head are Gated DeltaNet ("GDN"), with one per channel KDA.
+std::string layer_kind(const ModelSpec& spec, const LayerSpec& l) {
+  const bool gdn = l.attention == AttentionKind::KDA && spec.kda.decay_gate == KdaDecayGate::Head;
+  return std::string(gdn ? "GDN" : to_string(l.attention)) + "+" + to_string(l.ffn);
+}
 
 Op scale_routed(const Op& op, double f) {
   if (!op.routed) return op;
@@ -176,7 +180,10 @@ class Builder {
     const double d = s_.hidden, qkv = (g.heads + 2.0 * g.kv_heads) * g.head_dim;
     Op proj = per_head(gemm("qkv_proj", qkv, d), g.heads + 2 * g.kv_heads);
     ops.push_back(g.qkv_bias ? with_bias(proj, qkv) : proj);
-    if (g.qk_norm) {  // one head_dim weight each, applied to every head
+    if (g.qk_norm && g.qk_norm_across_heads) {  // one weight per channel of all heads
+      ops.push_back(norm("q_norm", static_cast<double>(g.heads) * g.head_dim));
+      ops.push_back(norm("k_norm", static_cast<double>(g.kv_heads) * g.head_dim));
+    } else if (g.qk_norm) {  // one head_dim weight each, applied to every head
       ops.push_back(norm("q_norm", g.head_dim, g.heads));
       ops.push_back(norm("k_norm", g.head_dim, g.kv_heads));
     }
@@ -188,7 +195,12 @@ class Builder {
       core.weight_bytes = g.heads * mb_.dtypes.weight_bytes;
     }
     ops.push_back(core);
-    Op o = per_head(gemm("o_proj", d, static_cast<double>(g.heads) * g.head_dim), g.heads, true);
+    const double out = static_cast<double>(g.heads) * g.head_dim;
+    if (g.output_gate) {  // Qwen3-Next: q_proj's second half, sigmoid(gate) times the attention output
+      ops.push_back(per_head(gemm("g_proj", out, d, false), g.heads));
+      ops.push_back(elementwise("output_gate", 2 * T_ * out, 3, T_ * out));
+    }
+    Op o = per_head(gemm("o_proj", d, out), g.heads, true);
     ops.push_back(g.o_bias ? with_bias(o, d) : o);
   }
 
@@ -216,13 +228,19 @@ class Builder {
   void kda(std::vector<Op>& ops) const {
     const auto& k = s_.kda;
     const double d = s_.hidden, p = static_cast<double>(k.heads) * k.head_dim, hd = k.head_dim;
-    ops.push_back(per_head(gemm("qkv_proj", 3 * p, d), 3 * k.heads));  // q, k and v of each head
-    Op conv = elementwise("short_conv", T_ * 3 * p, 2.0 * k.short_conv_kernel + 1, T_ * 3 * p);
-    conv.params = conv.activated_params = 3 * p * k.short_conv_kernel;
+    const double pk = static_cast<double>(k.qk_heads()) * k.head_dim, qkv = 2 * pk + p;  // q and k, then v
+    ops.push_back(per_head(gemm("qkv_proj", qkv, d), 2 * k.qk_heads() + k.heads));
+    Op conv = elementwise("short_conv", T_ * qkv, 2.0 * k.short_conv_kernel + 1, T_ * qkv);
+    conv.params = conv.activated_params = qkv * k.short_conv_kernel;
     conv.weight_bytes = conv.params * mb_.dtypes.weight_bytes;
     ops.push_back(conv);
-    ops.push_back(gemm("f_a_proj", hd, d, false));
-    ops.push_back(per_head(gemm("f_b_proj", p, hd), k.heads));
+    const bool channel_decay = k.decay_gate == KdaDecayGate::Channel;
+    if (channel_decay) {
+      ops.push_back(gemm("f_a_proj", hd, d, false));
+      ops.push_back(per_head(gemm("f_b_proj", p, hd), k.heads));
+    } else {
+      ops.push_back(gemm("a_proj", k.heads, d, false));
+    }
     ops.push_back(gemm("b_proj", k.heads, d, false));
     Op scan;
     scan.name = "kda_chunk_scan";
@@ -232,12 +250,14 @@ class Builder {
     const double C = k.chunk;
     scan.fwd_flops = T_ * k.heads * (6 * hd * hd + 3 * C * hd + C * C);
     scan.dgrad_flops = 2 * scan.fwd_flops;
-    scan.params = scan.activated_params = k.heads + p;  // A_log per head, dt_bias per channel
+    // A_log per head, dt_bias per channel (KDA) or per head (Gated DeltaNet).
+    const double decay = channel_decay ? p : k.heads;
+    scan.params = scan.activated_params = k.heads + decay;
     scan.weight_bytes = scan.params * 4;
-    scan.read_bytes = T_ * (3 * p + p + k.heads) * a_;  // q, k, v, decay, beta
+    scan.read_bytes = T_ * (qkv + decay + k.heads) * a_;  // q, k, v, decay, beta
     scan.write_bytes = T_ * p * a_;
     // Saved for backward: q, k, v, gates, and the fp32 chunk-boundary states.
-    scan.saved_bytes = T_ * (4 * p + k.heads) * a_ + (T_ / C) * k.heads * hd * hd * 4;
+    scan.saved_bytes = T_ * (qkv + decay + k.heads) * a_ + (T_ / C) * k.heads * hd * hd * 4;
     ops.push_back(scan);
     if (k.output_gate == KdaOutputGate::Full) {
       ops.push_back(per_head(gemm("g_proj", p, d, false), k.heads));
@@ -360,7 +380,7 @@ class Builder {
     OpBlock b;
     b.role = role;
     b.layer = number;
-    b.kind = role == BlockRole::Mtp ? "mtp" : layer_kind(l);
+    b.kind = role == BlockRole::Mtp ? "mtp" : layer_kind(s_, l);
     b.input_bytes = T_ * s_.hidden * a_;
     auto& ops = b.ops;
     if (role == BlockRole::Mtp) {

@@ -146,6 +146,6 @@ std::vector<OpBlock> build_ops(const ModelSpec& spec, const MicroBatch& mb);
 // One decoder layer (0-based index into spec.layers).
 OpBlock layer_ops(const ModelSpec& spec, int layer_index, const MicroBatch& mb);
 // "KDA+MoE" style label of a layer.
-std::string layer_kind(const LayerSpec& l);
+std::string layer_kind(const ModelSpec& spec, const LayerSpec& l);
 
 }  // namespace k3::model

@@ -2,11 +2,14 @@
 //   name, source, hidden, vocab, tie_word_embeddings, layers, first_k_dense_replace,
 //   full_attention (mla | gqa), full_attention_layers (1-based list; only with kda, the others are KDA),
 //   mla {heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, rope, output_gate},
-//   kda {heads, head_dim, short_conv_kernel, output_gate (full | low_rank), chunk},
+//   kda {heads, head_dim, short_conv_kernel, output_gate (full | low_rank), chunk, key_heads (q and k heads,
+//        default heads), decay_gate (channel: KDA | head: Gated DeltaNet, default channel)},
 //   gqa {heads, kv_heads, head_dim (default hidden / heads; heads x head_dim may differ from hidden),
 //        qkv_bias, o_bias (biases on the q/k/v and the output projections, default false),
 //        qk_norm (per-head RMSNorm of q and k, default false), sinks (one learned sink logit per head,
-//        default false), rope_fraction (share of head dims RoPE rotates, 0 < f <= 1, default 1)},
+//        default false), rope_fraction (share of head dims RoPE rotates, 0 < f <= 1, default 1),
+//        qk_norm_across_heads (the q and k norms have one weight per channel of all heads, default false),
+//        output_gate (sigmoid gate on the attention output, Qwen3-Next, default false)},
 //   sliding_window {size, layers | pattern}: softmax-attention layers that see only the last `size` tokens
 //        (causal window: a query at position p attends to min(p, size) keys; the KV cache of such a layer
 //        holds at most `size` tokens). `layers`: 1-based layer numbers; `pattern`: a list of sliding | full
@@ -169,7 +172,7 @@ ModelSpec read(const core::YamlValue& root) {
   }
   if (has_kda) {
     auto k = root.at("kda");
-    k.allow_only({"heads", "head_dim", "short_conv_kernel", "output_gate", "chunk"});
+    k.allow_only({"heads", "head_dim", "short_conv_kernel", "output_gate", "chunk", "key_heads", "decay_gate"});
     s.kda.heads = r.positive(k, "heads", "kda.");
     s.kda.head_dim = r.positive(k, "head_dim", "kda.");
     s.kda.short_conv_kernel = r.positive(k, "short_conv_kernel", "kda.");
@@ -177,15 +180,22 @@ ModelSpec read(const core::YamlValue& root) {
     if (auto g = k.find("output_gate")) {
       s.kda.output_gate = g->as_enum({"full", "low_rank"}) == "full" ? KdaOutputGate::Full : KdaOutputGate::LowRank;
     }
+    s.kda.key_heads = r.non_negative_or(k, "key_heads", "kda.", 0);
+    if (auto g = k.find("decay_gate")) {
+      s.kda.decay_gate = g->as_enum({"channel", "head"}) == "channel" ? KdaDecayGate::Channel : KdaDecayGate::Head;
+    }
   }
   if (auto g = root.find("gqa")) {
-    g->allow_only({"heads", "kv_heads", "head_dim", "qkv_bias", "o_bias", "qk_norm", "sinks", "rope_fraction"});
+    g->allow_only({"heads", "kv_heads", "head_dim", "qkv_bias", "o_bias", "qk_norm", "sinks", "rope_fraction",
+                   "qk_norm_across_heads", "output_gate"});
     s.gqa.heads = r.positive(*g, "heads", "gqa.");
     s.gqa.kv_heads = r.positive(*g, "kv_heads", "gqa.");
     s.gqa.qkv_bias = r.bool_or(*g, "qkv_bias", "gqa.", false);
     s.gqa.o_bias = r.bool_or(*g, "o_bias", "gqa.", false);
     s.gqa.qk_norm = r.bool_or(*g, "qk_norm", "gqa.", false);
     s.gqa.sinks = r.bool_or(*g, "sinks", "gqa.", false);
+    s.gqa.qk_norm_across_heads = r.bool_or(*g, "qk_norm_across_heads", "gqa.", false);
+    s.gqa.output_gate = r.bool_or(*g, "output_gate", "gqa.", false);
     if (auto f = g->find("rope_fraction")) {
       r.note("gqa.rope_fraction", *f);
       s.gqa.rope_fraction = f->as_positive();

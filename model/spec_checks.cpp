@@ -40,6 +40,11 @@ void check_spec(const ModelSpec& s, const KeyLocator& where) {
     positive(where, "kda.head_dim", s.kda.head_dim);
     positive(where, "kda.short_conv_kernel", s.kda.short_conv_kernel);
     positive(where, "kda.chunk", s.kda.chunk);
+    if (s.kda.key_heads < 0 || (s.kda.key_heads > 0 && s.kda.heads % s.kda.key_heads != 0)) {
+      throw core::InputError(where("kda.key_heads"),
+                             fmt::format("{} key heads do not divide {} value heads", s.kda.key_heads, s.kda.heads),
+                             fmt::format("a key head count that divides {}", s.kda.heads));
+    }
   }
   if (any_gqa) {
     positive(where, "gqa.heads", s.gqa.heads);

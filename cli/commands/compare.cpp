@@ -77,7 +77,7 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const input::ScenarioIn
   e["kv_cache"] = {{"context_tokens", context},
                    {"bytes_per_token", kv.bytes_per_token},
                    {"state_bytes_per_sequence", kv.state_bytes_per_sequence},
-                   {"bytes_per_sequence", kv.bytes_per_token * context + kv.state_bytes_per_sequence}};
+                   {"bytes_per_sequence", kv.bytes_per_sequence(context)}};
   return e;
 }
 

@@ -1,18 +1,35 @@
 #include "sim/serve/kv_capacity.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/yaml_input.hpp"
 #include "model/ops.hpp"
 
 namespace k3::serve {
 
 core::Bytes RankKvCapacity::sequence_bytes(double tokens) const {
-  const double pages_needed = std::ceil(tokens / page_tokens);
-  return pages_needed * page_tokens * cache_bytes_per_token_per_gpu + state_bytes_per_sequence_per_gpu;
+  auto paged = [&](double t) { return std::ceil(t / page_tokens) * page_tokens; };
+  core::Bytes b = paged(tokens) * cache_bytes_per_token_per_gpu + state_bytes_per_sequence_per_gpu;
+  for (const auto& l : bounded_per_gpu) b += paged(std::min(tokens, l.max_tokens)) * l.bytes_per_token;
+  return b;
 }
+
+namespace {
+
+// What would free HBM, leaving out what the scenario already does (issue 49: never suggest a setting it has).
+std::string memory_remedies(const KvCapacityOptions& o) {
+  std::vector<std::string> r{"more nodes per instance"};
+  if (o.weight_bytes_per_param > 1) r.push_back("FP8 weights (precision.weights: fp8)");
+  if (o.instance.attention_dp > 1) r.push_back("attention TP (a smaller attention_dp)");
+  if (o.reserve_fraction > 0) r.push_back("a smaller scheduler.memory_reserve_fraction");
+  return core::join_allowed(r);
+}
+
+}  // namespace
 
 RankKvCapacity rank_kv_capacity(const model::ModelSpec& spec, const KvCapacityOptions& o,
                                 const core::InputLocation& where) {
@@ -38,11 +55,13 @@ RankKvCapacity rank_kv_capacity(const model::ModelSpec& spec, const KvCapacityOp
                                        "nothing is left for the KV cache",
                                        c.weight_bytes_per_gpu / 1e9, o.hbm_bytes_per_gpu / 1e9,
                                        c.reserve_bytes_per_gpu / 1e9),
-                           "more nodes per instance, FP8 weights (precision.weights: fp8), attention TP (a smaller attention_dp) or a smaller scheduler.memory_reserve_fraction");
+                           memory_remedies(o));
   const model::KvCache kv = model::kv_cache(spec);
   const bool mla_cache = spec.count_layers(model::AttentionKind::MLA) > 0;
-  c.cache_bytes_per_token_per_gpu = kv.bytes_per_token / (mla_cache ? 1 : tp);
-  c.state_bytes_per_sequence_per_gpu = kv.state_bytes_per_sequence / tp;
+  const double cache_split = mla_cache ? 1 : tp;
+  c.cache_bytes_per_token_per_gpu = kv.bytes_per_token / cache_split;
+  c.state_bytes_per_sequence_per_gpu = (kv.recurrent_state_bytes_per_sequence + kv.conv_state_bytes_per_sequence) / tp;
+  for (const auto& l : kv.bounded) c.bounded_per_gpu.push_back({l.bytes_per_token / cache_split, l.max_tokens});
   c.pages = c.free_bytes_per_gpu / (c.page_tokens * std::max(1.0, c.cache_bytes_per_token_per_gpu));
   return c;
 }

@@ -4,6 +4,7 @@
 // included, spread over the instance's GPUs) minus the reserve, in KV pages. MLA's latent cache is
 // replicated over a rank's TP GPUs (every head reads all of it); GQA caches and KDA states are split by head.
 #include <string>
+#include <vector>
 
 #include "core/units.hpp"
 #include "model/kv_cache.hpp"
@@ -17,12 +18,15 @@ struct RankKvCapacity {
   core::Bytes weight_bytes_per_gpu = 0;
   core::Bytes reserve_bytes_per_gpu = 0;
   core::Bytes free_bytes_per_gpu = 0;            // for KV pages and states
-  core::Bytes cache_bytes_per_token_per_gpu = 0;
-  core::Bytes state_bytes_per_sequence_per_gpu = 0;
+  core::Bytes cache_bytes_per_token_per_gpu = 0;   // layers whose cache grows with the whole context
+  core::Bytes state_bytes_per_sequence_per_gpu = 0;  // recurrent and conv states, whatever the context
+  // Sliding-window and chunked layers: each holds min(context, its cap) tokens, so a short sequence
+  // reserves only what it fills (Llama 4's 8,192-token chunks cost a 2,000-token sequence 2,000 tokens).
+  std::vector<model::KvCache::Bounded> bounded_per_gpu;
   int page_tokens = 64;
   double pages = 0;                              // KV pages one GPU of the rank holds
 
-  // Bytes per GPU one sequence reserves for `tokens` of context (whole pages) and its state.
+  // Bytes per GPU one sequence reserves for `tokens` of context (whole pages per layer kind) and its state.
   core::Bytes sequence_bytes(double tokens) const;
 };
 

@@ -96,7 +96,10 @@ void check_layout(const StepSpec& sc, const model::ModelSpec& spec, const parall
   }
   if (L.tp > 1) {
     if (spec.count_layers(model::AttentionKind::MLA) > 0) require_divides(sc, "parallel.tp", L.tp, spec.mla.heads, "MLA heads");
-    if (spec.count_layers(model::AttentionKind::KDA) > 0) require_divides(sc, "parallel.tp", L.tp, spec.kda.heads, "KDA heads");
+    if (spec.count_layers(model::AttentionKind::KDA) > 0) {
+      require_divides(sc, "parallel.tp", L.tp, spec.kda.heads, "KDA heads");
+      require_divides(sc, "parallel.tp", L.tp, spec.kda.qk_heads(), "KDA key heads");
+    }
     if (spec.count_layers(model::AttentionKind::GQA) > 0) {
       require_divides(sc, "parallel.tp", L.tp, spec.gqa.heads, "attention heads");
     }

@@ -82,7 +82,7 @@ TEST(HfConfig, Errors) {
                      {"c.json:3", "key 'hiden_size'", "unknown key"});
   expect_input_error([] { load_hf_config_string("{\"model_type\": \"mistral\"}", "c.json"); },
                      {"c.json:1", "model_type", "deepseek_v3, kimi_k2, kimi_linear, kimi_k3, llama, qwen2_moe, qwen3_moe, "
-                                                "mixtral, gpt_oss, llama4 or glm4_moe"});
+                                                "mixtral, gpt_oss, llama4, glm4_moe, qwen3_next or minimax_m2"});
   const std::string llama = "{\n \"model_type\": \"llama\",\n \"hidden_size\": 4096,\n \"vocab_size\": 32000,\n"
                             " \"num_hidden_layers\": 2,\n \"num_attention_heads\": HEADS,\n \"num_key_value_heads\": KV,\n"
                             " \"intermediate_size\": FFN\n}";

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/model_spec.hpp"
 #include "sim/serve/iteration_cost.hpp"
 #include "sim/serve/kv_capacity.hpp"
 #include "sim/serve/request_stream.hpp"
 #include "sim/serve/serving_simulator.hpp"
+#include "tests/model/hf_fixtures.hpp"
 #include "tests/serve/serve_fixture.hpp"
 
 namespace {
@@ -79,6 +81,52 @@ TEST(KvCapacity, DeepSeekV3OnTwoH100NodesInFp8) {
   EXPECT_NEAR(c.free_bytes_per_gpu, 0.9 * c.hbm_bytes_per_gpu - c.weight_bytes_per_gpu, 1.0);
   // A 1,000-token sequence reserves 16 pages of 64 tokens.
   EXPECT_DOUBLE_EQ(c.sequence_bytes(1000), 16 * 64 * 70272.0);
+}
+
+// Llama 4 Maverick on one 8-GPU TP instance: a chunked layer holds the tokens since its chunk began, at most
+// 8,192, so a short sequence reserves only what it has (issue 49: the cap was reserved for every sequence).
+TEST(KvCapacity, ChunkedLayersGrowWithTheSequence) {
+  const auto m = k3::model::load_model(k3::test::hf_fixture("llama-4-maverick"));
+  k3::serve::KvCapacityOptions o;
+  o.instance.attention_dp = 1;
+  o.gpus = 8;
+  o.hbm_bytes_per_gpu = 141e9;
+  o.weight_bytes_per_param = 1;
+  const auto c = k3::serve::rank_kv_capacity(m, o, {});
+  // 12 full layers x 2 x 8 kv heads x 128 x 2 B = 49,152 B per token, split over TP 8: 6,144 B.
+  EXPECT_DOUBLE_EQ(c.cache_bytes_per_token_per_gpu, 6144.0);
+  ASSERT_EQ(c.bounded_per_gpu.size(), 36u);  // 36 chunked layers of 4,096 / 8 = 512 B per token each
+  EXPECT_DOUBLE_EQ(c.state_bytes_per_sequence_per_gpu, 0.0);
+  // 2,000 tokens: 32 pages of 64 = 2,048 tokens in every layer: 2,048 x (6,144 + 36 x 512) = 50,331,648 B
+  // (reserving the chunk, 36 x 8,192 x 512 B, would take 163,577,856 B).
+  EXPECT_DOUBLE_EQ(c.sequence_bytes(2000), 2048 * (6144.0 + 36 * 512));
+  // 10,000 tokens: 157 pages (10,048 tokens) in the full layers, the 8,192-token cap in the chunked ones.
+  EXPECT_DOUBLE_EQ(c.sequence_bytes(10000), 10048 * 6144.0 + 36 * 8192 * 512.0);
+}
+
+// The refusal proposes only what the scenario does not already do.
+TEST(KvCapacity, RefusalSuggestsOnlyWhatIsNotSet) {
+  const auto m = k3::model::load_model(k3::test::hf_fixture("llama-4-maverick"));
+  k3::serve::KvCapacityOptions o;
+  o.instance.attention_dp = 1;
+  o.gpus = 4;
+  o.hbm_bytes_per_gpu = 80e9;  // 400B parameters in FP8 over 4 GPUs: 100 GB each
+  o.weight_bytes_per_param = 1;
+  o.reserve_fraction = 0;
+  try {
+    k3::serve::rank_kv_capacity(m, o, {});
+    ADD_FAILURE() << "fits";
+  } catch (const k3::core::InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("more nodes per instance"), std::string::npos) << what;
+    for (const char* set : {"precision.weights", "attention_dp", "memory_reserve_fraction"}) {
+      EXPECT_EQ(what.find(set), std::string::npos) << set << " in: " << what;
+    }
+  }
+  o.weight_bytes_per_param = 2;
+  o.instance.attention_dp = 2;
+  k3::test::expect_input_error([&] { k3::serve::rank_kv_capacity(m, o, {}); },
+                               {"precision.weights: fp8", "a smaller attention_dp"});
 }
 
 TEST(RequestStream, PoissonArrivalsHaveTheirRate) {
