@@ -115,35 +115,58 @@ namespace {
 
 // `gpus`: the job uses that many GPUs of the cluster, on as few nodes as hold them and the same number on each
 // (a rank layout repeats per node; on NVL72 racks 256 GPUs are 64 in each of 4 racks, the usual way of leaving
-// spare trays). The nodes and GPUs it does not use are not built: no traffic of the job crosses them.
-// Returns the name's tag when the job uses part of the cluster, else empty.
+// spare trays). `gpus_per_node` fixes that number instead (5,120 GPUs as 64 in each of 80 NVL72 racks, the
+// other 8 trays' GPUs spare), alone it means that many on every node. The nodes and GPUs the job does not use
+// are not built: no traffic of the job crosses them. Returns the name's tag when the job uses part of the
+// cluster, else empty.
 std::string apply_job_gpus(const core::YamlValue& root, ClusterSpec& s) {
   const auto g = root.find("gpus");
-  if (!g) return {};
-  const long long want = g->as_positive_int(), per_node = s.node.gpus;
+  const auto on_each = root.find("gpus_per_node");
+  if (!g && !on_each) return {};
+  const long long per_node = s.node.gpus;
   const long long capacity = static_cast<long long>(s.nodes) * per_node;
-  if (want > capacity) {
-    g->fail(fmt::format("{} GPUs are more than the cluster's {} nodes x {} GPUs = {}", want, s.nodes, per_node, capacity),
-            fmt::format("1 to {}, or more nodes (at least {})", capacity, (want + per_node - 1) / per_node));
-  }
-  const long long used = (want + per_node - 1) / per_node;
-  if (want % used != 0) {
-    // The counts around `want` that split evenly over the same number of nodes, and whole nodes.
-    std::vector<std::string> near;
-    const long long below = want / used * used, above = below + used;
-    if (below > (used - 1) * per_node) near.push_back(std::to_string(below));
-    if (above <= used * per_node) near.push_back(std::to_string(above));
-    g->fail(fmt::format("{} GPUs need {} nodes of {} and do not split evenly over them (the job uses the same number "
-                        "of GPUs on each node)", want, used, per_node),
-            fmt::format("a multiple of {} up to {} (e.g. {}), or a multiple of {} (whole nodes)", used, used * per_node,
-                        fmt::join(near, " or "), per_node));
+  long long want = 0, used = 0;
+  if (on_each) {
+    const core::YamlValue& blame = g ? *g : *on_each;
+    const long long k = on_each->as_positive_int();
+    if (k > per_node) on_each->fail(fmt::format("a node has {} GPUs", per_node), fmt::format("1 to {}", per_node));
+    want = g ? g->as_positive_int() : static_cast<long long>(s.nodes) * k;
+    if (want % k != 0) {
+      blame.fail(fmt::format("{} GPUs do not fill whole nodes of {} GPUs each (gpus_per_node)", want, k),
+              fmt::format("a multiple of {} up to {}", k, static_cast<long long>(s.nodes) * k));
+    }
+    used = want / k;
+    if (used > s.nodes) {
+      blame.fail(fmt::format("{} GPUs at {} per node need {} nodes, more than the cluster's {}", want, k, used, s.nodes),
+              fmt::format("a multiple of {} up to {}, or cluster.nodes: {}", k, static_cast<long long>(s.nodes) * k, used));
+    }
+  } else {
+    want = g->as_positive_int();
+    if (want > capacity) {
+      g->fail(fmt::format("{} GPUs are more than the cluster's {} nodes x {} GPUs = {}", want, s.nodes, per_node, capacity),
+              fmt::format("1 to {}, or more nodes (at least {})", capacity, (want + per_node - 1) / per_node));
+    }
+    used = (want + per_node - 1) / per_node;
+    if (want % used != 0) {
+      // The counts around `want` that split evenly over the same number of nodes, and whole nodes.
+      std::vector<std::string> near;
+      const long long below = want / used * used, above = below + used;
+      if (below > (used - 1) * per_node) near.push_back(std::to_string(below));
+      if (above <= used * per_node) near.push_back(std::to_string(above));
+      g->fail(fmt::format("{} GPUs need {} nodes of {} and do not split evenly over them (the job uses the same number "
+                          "of GPUs on each node)", want, used, per_node),
+              fmt::format("a multiple of {} up to {} (e.g. {}), a multiple of {} (whole nodes), or gpus_per_node with "
+                          "a divisor of {}", used, used * per_node, fmt::join(near, " or "), per_node, want));
+    }
   }
   if (want == capacity) return {};
-  s.notes.push_back(fmt::format("the job uses {} of the {} GPUs: {} of the {} GPUs of each of {} of the {} nodes", want,
-                                capacity, want / used, per_node, used, s.nodes));
+  const long long idle = used * per_node - want;
+  s.notes.push_back(fmt::format("the job uses {} of the {} GPUs: {} of the {} GPUs of each of {} of the {} nodes{}", want,
+                                capacity, want / used, per_node, used, s.nodes,
+                                idle > 0 ? fmt::format(", which leaves {} GPUs of those nodes idle", idle) : ""));
   s.nodes = static_cast<int>(used);
   s.node.gpus = static_cast<int>(want / used);
-  return fmt::format("job on {} GPUs, {} per node", want, want / used);
+  return fmt::format("job on {} GPUs, {} per node{}", want, want / used, idle > 0 ? fmt::format(", {} idle", idle) : "");
 }
 
 FabricKind fabric_kind(const std::string& name) {
@@ -231,7 +254,7 @@ AchievableRates read_achievable(const core::YamlValue& section) {
 }
 
 ClusterSpec parse_spec(const core::YamlValue& root, bool kind_fixed) {
-  root.allow_only({"name", "nodes", "gpus", "node", "fabric", "gpu_types", "achievable"});
+  root.allow_only({"name", "nodes", "gpus", "gpus_per_node", "node", "fabric", "gpu_types", "achievable"});
   ClusterSpec s;
   s.name = root.at("name").as_string();
   const auto nodes = root.at("nodes");

@@ -258,7 +258,7 @@ std::string yaml_text(const YamlValue& v) {
 // `cluster:`: each change is kept as an override of the topology file (Scenario::cluster_sets), so that the
 // topology loader checks it like the file's own keys.
 void read_cluster(const YamlValue& c, Scenario& s) {
-  c.allow_only({"topology", "nodes", "gpus", "radix", "fabric"});
+  c.allow_only({"topology", "nodes", "gpus", "gpus_per_node", "radix", "fabric"});
   s.topology = resolve_relative(c.at("topology").as_string(), s.source);
   const auto set = [&s](const YamlValue& v, std::string topology_key) {
     s.cluster_sets.push_back({std::move(topology_key), yaml_text(v), v.key_path(), v.line()});
@@ -267,9 +267,11 @@ void read_cluster(const YamlValue& c, Scenario& s) {
     s.nodes = n->as_positive_int();
     set(*n, "nodes");
   }
-  if (auto g = c.find("gpus")) {
-    g->as_positive_int();
-    set(*g, "gpus");
+  for (const char* key : {"gpus", "gpus_per_node"}) {
+    if (auto g = c.find(key)) {
+      g->as_positive_int();
+      set(*g, key);
+    }
   }
   if (auto r = c.find("radix")) {  // the older spelling of fabric.radix
     s.radix = r->as_positive_int();

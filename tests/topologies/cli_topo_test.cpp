@@ -95,6 +95,17 @@ TEST(CliScenarioCluster, ClusterKeysAreTopologyOverrides) {
   EXPECT_NE(uneven.err.find("cluster.gpus"), std::string::npos) << uneven.err;
 }
 
+// Issue 49: 5,120 GPUs as 64 in each of 80 GB200 NVL72 racks runs, and the run names the 640 GPUs it leaves idle.
+TEST(CliScenarioCluster, PartialNvl72RacksRunAndStateTheIdleGpus) {
+  const auto r = run_k3sim(
+      "run scenarios/deepseek-v3-gb200-256.yaml --set cluster.nodes=80 --set cluster.gpus=5120 "
+      "--set cluster.gpus_per_node=64 --set batch.global_batch_seqs=5120 --set network=analytical --samples 0 --json");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["gpus"], 5120);
+  EXPECT_NE(j["topology"].get<std::string>().find("64 per node, 640 idle"), std::string::npos) << j["topology"];
+}
+
 // DeepSeek-V3 on 256 of a GB200 NVL72 system's GPUs (64 in each of 4 racks, EP 64 inside each rack's NVLink domain)
 // with MXFP8 GEMMs: it runs, and the quantization kernels carry their format's name.
 TEST(CliScenarioCluster, DeepSeekV3On256Gb200WithMxfp8) {
@@ -105,7 +116,7 @@ TEST(CliScenarioCluster, DeepSeekV3On256Gb200WithMxfp8) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["gpus"], 256);
-  EXPECT_EQ(j["topology"], "gb200-nvl72 [job on 256 GPUs, 64 per node]");
+  EXPECT_EQ(j["topology"], "gb200-nvl72 [job on 256 GPUs, 64 per node, 32 idle]");
   bool quantization = false;
   for (const auto& b : j["breakdown"]) quantization = quantization || b["name"] == "compute: MXFP8 quantization";
   EXPECT_TRUE(quantization) << j["breakdown"].dump();

@@ -103,9 +103,12 @@ TEST(ClusterSize, JobOnPartOfARackSystem) {
   const auto s = load_cluster_spec("gb200-nvl72", {"gpus=256"});
   EXPECT_EQ(s.nodes, 4);
   EXPECT_EQ(s.node.gpus, 64);
-  EXPECT_EQ(s.name, "gb200-nvl72 [job on 256 GPUs, 64 per node]");
+  // 4 racks x 72 - 256 = 32 GPUs of the racks it uses stay idle.
+  EXPECT_EQ(s.name, "gb200-nvl72 [job on 256 GPUs, 64 per node, 32 idle]");
   ASSERT_EQ(s.notes.size(), 1u);
-  EXPECT_NE(s.notes[0].find("256 of the 576 GPUs: 64 of the 72 GPUs of each of 4 of the 8 nodes"), std::string::npos)
+  EXPECT_NE(s.notes[0].find("256 of the 576 GPUs: 64 of the 72 GPUs of each of 4 of the 8 nodes, which leaves 32 GPUs "
+                            "of those nodes idle"),
+            std::string::npos)
       << s.notes[0];
   const auto t = load_topology("gb200-nvl72", {"gpus=256"});
   EXPECT_EQ(t.gpu_count(), 256u);
@@ -121,6 +124,25 @@ TEST(ClusterSize, JobOnPartOfARackSystem) {
   const auto hgx = load_cluster_spec("h200-rail", {"gpus=64"});
   EXPECT_EQ(hgx.nodes, 8);
   EXPECT_EQ(hgx.node.gpus, 8);
+}
+
+// Issue 49: 5,120 GPUs as 64 in each of 80 NVL72 racks. Without gpus_per_node, 5,120 GPUs need
+// ceil(5120 / 72) = 72 racks and 5,120 / 72 is not whole, so the job is refused.
+TEST(ClusterSize, GpusPerNodeLeavesTraysSpare) {
+  const auto s = load_cluster_spec("gb200-nvl72", {"nodes=80", "gpus=5120", "gpus_per_node=64"});
+  EXPECT_EQ(s.nodes, 80);
+  EXPECT_EQ(s.node.gpus, 64);
+  // 80 x 72 = 5,760 GPUs, of which 5,760 - 5,120 = 640 are idle.
+  // (5,120 NICs are more than two tiers of the preset's switches reach: the fabric grows, and says so.)
+  EXPECT_EQ(s.name, "gb200-nvl72 [job on 5120 GPUs, 64 per node, 640 idle; fabric grown to fat_tree3]");
+  EXPECT_EQ(load_error("gb200-nvl72", {"nodes=80", "gpus=5120"}).where().key, "gpus");
+  // gpus_per_node alone: that many on every node, 8 x 64 = 512.
+  EXPECT_EQ(load_cluster_spec("gb200-nvl72", {"gpus_per_node=64"}).name, "gb200-nvl72 [job on 512 GPUs, 64 per node, 64 idle]");
+  // 5,100 is not a multiple of 64; 5,184 at 64 per node needs 81 racks; a node holds 72, not 80.
+  EXPECT_EQ(load_error("gb200-nvl72", {"nodes=80", "gpus=5100", "gpus_per_node=64"}).where().key, "gpus");
+  const auto more = load_error("gb200-nvl72", {"nodes=80", "gpus=5184", "gpus_per_node=64"});
+  EXPECT_NE(more.allowed().find("cluster.nodes: 81"), std::string::npos) << more.allowed();
+  EXPECT_EQ(load_error("gb200-nvl72", {"gpus_per_node=80"}).where().key, "gpus_per_node");
 }
 
 TEST(ClusterSize, JobGpusThatDoNotSplitOrDoNotFit) {
