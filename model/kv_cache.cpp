@@ -16,6 +16,8 @@ core::Bytes KvCache::bytes_per_sequence(double context) const {
 }
 
 KvCache kv_cache(const ModelSpec& spec, double cache_bytes_per_element) {
+  // The short-conv state holds the layer's last inputs in the activation dtype (BF16), whatever the cache's.
+  constexpr double kConvStateBytesPerElement = 2;
   KvCache kv;
   auto add = [&](const LayerSpec& l, double per) {
     if (!l.bounded()) {
@@ -43,7 +45,7 @@ KvCache kv_cache(const ModelSpec& spec, double cache_bytes_per_element) {
         const double p = static_cast<double>(spec.kda.heads) * spec.kda.head_dim;
         kv.recurrent_state_bytes_per_sequence += p * spec.kda.head_dim * 4;  // fp32 d_k x d_v per head
         const double conv_channels = 2.0 * spec.kda.qk_heads() * spec.kda.head_dim + p;  // q, k and v
-        kv.conv_state_bytes_per_sequence += (spec.kda.short_conv_kernel - 1.0) * conv_channels * cache_bytes_per_element;
+        kv.conv_state_bytes_per_sequence += (spec.kda.short_conv_kernel - 1.0) * conv_channels * kConvStateBytesPerElement;
         ++kv.state_layers;
         break;
       }

@@ -36,6 +36,8 @@ struct KvCache {
   core::Bytes bytes_per_sequence(double context) const;
 };
 
+// `cache_bytes_per_element`: the MLA / GQA cache's element (2 BF16, 1 FP8 with per-tensor scales); KDA states
+// stay fp32 (recurrent) and BF16 (conv).
 KvCache kv_cache(const ModelSpec& spec, double cache_bytes_per_element = 2);
 
 // A GPU's memory as the vendor states it: the caller fills it from the GPU catalogue

@@ -104,14 +104,8 @@ class ShapeBounds {
     const auto& like = role == Role::decode ? base.decode : base.prefill;
     b.instance.redundant_experts = static_cast<int>(std::lround(redundant_per_gpu(like, gpn) * nodes * gpn));
     const bool mtp = spec_.workload.mtp_draft_tokens > 0;
-    serve::KvCapacityOptions o;
-    o.instance = b.instance;
-    o.gpus = nodes * gpn;
-    o.hbm_bytes_per_gpu = topo.gpu_type().hbm_bytes;
-    o.weight_bytes_per_param = spec_.weight_bytes_per_param;
-    o.reserve_fraction = spec_.scheduler.memory_reserve_fraction;
-    o.page_tokens = spec_.scheduler.page_tokens;
-    o.mtp_loaded = mtp && role != Role::prefill;
+    const auto o = serve::kv_capacity_options(spec_, b.instance, nodes * gpn, topo.gpu_type().hbm_bytes,
+                                              mtp && role != Role::prefill);
     serve::RankKvCapacity kv;
     try {
       kv = serve::rank_kv_capacity(in_.inputs.model, o, {spec_.source, "deployment", 0});

@@ -196,8 +196,10 @@ std::optional<MeasuredTime> OpCostModel::measured_time(const model::Op& op, core
     }
     case OpKind::AttentionCore: {
       const auto* a = std::get_if<model::AttentionShape>(&op.shape);
-      if (a == nullptr || kernels_.attention != AttentionKernel::flash) return std::nullopt;
-      auto t = measured_->attention_forward(*a, op.fwd_flops);
+      if (a == nullptr || kernels_.attention == AttentionKernel::unfused) return std::nullopt;
+      // An FP8 forward from the FP8 table; the backward from the BF16 forward's rate (it runs in BF16).
+      const bool fp8 = kernels_.attention == AttentionKernel::flash_fp8 && part == GemmPart::fwd;
+      auto t = measured_->attention_forward(*a, op.fwd_flops, fp8);
       // Backward: FlashAttention's 2.5x forward FLOPs at the measured backward/forward time ratio.
       if (t && part != GemmPart::fwd) t->seconds *= measured_->backward_over_forward(a->seq) * flops /
                                   (model::kAttentionBackwardOverForwardFlops * op.fwd_flops);
@@ -248,7 +250,8 @@ OpCostModel::Priced OpCostModel::compute_time(const model::Op& op, core::Flops f
     case OpKind::AttentionCore: {
       if (const auto t = measured_time(op, flops, part, Precision::bf16)) return {t->seconds, true, t->extrapolated, true};
       const double base = backward ? defaults_.attention_bwd.value : defaults_.attention_fwd.value;
-      rate = device_.bf16_flops_per_s * base;
+      const bool fp8 = kernels_.attention == AttentionKernel::flash_fp8 && !backward && device_.fp8_flops_per_s > 0;
+      rate = (fp8 ? device_.fp8_flops_per_s : device_.bf16_flops_per_s) * base;
       break;
     }
     case OpKind::KdaChunkScan:
@@ -433,6 +436,11 @@ std::vector<std::string> OpCostModel::notes() const {
                               "{:.0f} B more per weight-gradient element than a BF16 output, at the HBM rate, bound "
                               "the GEMM from below",
                               kernels_.main_grad_bytes >= 4 ? "FP32" : "BF16", 2 * kernels_.main_grad_bytes - kBf16OutputBytes));
+  }
+  if (kernels_.attention == AttentionKernel::flash_fp8) {
+    out.push_back("attention forward in FP8 (FlashAttention-3's FP8 forward, arXiv:2407.08608 section 3.3): from the "
+                  "GPU's measured FP8 prefill-attention table where it has one, else at the FP8 peak times the "
+                  "attention efficiency; the backward in BF16 (FlashAttention-3 has no FP8 backward)");
   }
   if (kernels_.attention == AttentionKernel::unfused) {
     out.push_back("attention unfused (Megatron-LM 2021, SC21 section 4.2): batched GEMMs at the BF16 GEMM "

@@ -16,6 +16,7 @@
 #include "model/ops.hpp"
 #include "core/provenance.hpp"
 #include "core/units.hpp"
+#include "sim/cost/attention_kernel.hpp"
 #include "sim/cost/fp8_gemm_rates.hpp"
 #include "sim/cost/kernel_tables.hpp"
 #include "sim/cost/measured_kernels.hpp"
@@ -78,11 +79,6 @@ SourcedFraction block_scaled_gemm_efficiency(Precision precision, const std::str
 // or the kernel would hold them all (default_efficiencies.cpp).
 double comm_sm_slowdown(int gpu_sms, int held_sms, const std::string& source, core::Provenance& prov);
 
-// How attention is computed. `flash`: one fused kernel that never writes the score matrix
-// (FlashAttention). `unfused`: as Megatron-LM did in 2021 (SC21 section 4.2): batched GEMMs write the full
-// seq x seq score matrix (the causal mask only zeroes half of it), a fused scale-mask-softmax kernel reads
-// and writes it, dropout reads and writes it, and the second GEMM reads it again.
-enum class AttentionKernel { flash, unfused };
 
 // The kernels a run used where their speed depends on the software generation.
 struct KernelChoice {

@@ -126,13 +126,17 @@ MeasuredKernels::MeasuredKernels(const KernelTables& tables, bool fine_grained_f
   moe_bf16_ = moe("bfloat16");
   moe_fp8_ = moe("fp8_block");
   moe_nvfp4_ = moe("nvfp4");
-  const auto attention = tables_.all("attention_context", {{"attn_dtype", "bfloat16"}, {"kv_cache_dtype", "bfloat16"}});
-  const std::string attention_kernel = main_kernel(attention);
-  for (const auto* t : attention) {
-    if (t->keys.at("kernel_source") != attention_kernel) continue;
-    attention_[{std::stoi(t->keys.at("head_dim")), std::stoi(t->keys.at("window_size")),
-                std::stoi(t->keys.at("num_key_value_heads"))}] = t;
-  }
+  const auto attention_tables = [&](const char* dtype, auto& into) {
+    const auto all = tables_.all("attention_context", {{"attn_dtype", dtype}, {"kv_cache_dtype", dtype}});
+    const std::string kernel = main_kernel(all);
+    for (const auto* t : all) {
+      if (t->keys.at("kernel_source") != kernel) continue;
+      into[{std::stoi(t->keys.at("head_dim")), std::stoi(t->keys.at("window_size")),
+            std::stoi(t->keys.at("num_key_value_heads"))}] = t;
+    }
+  };
+  attention_tables("bfloat16", attention_);
+  attention_tables("fp8", attention_fp8_);
   const auto kda = tables_.all("kda", {{"kernel_source", "chunk_kda"}, {"phase", "context"}, {"head_k_dim", "128"},
                                        {"head_v_dim", "128"}});
   kda_ = kda.empty() ? nullptr : kda.front();
@@ -201,8 +205,10 @@ double MeasuredKernels::backward_over_forward(double seq) const {
   return bwd_ratio_scale_ * (ratio(*lo) + t * (ratio(*hi) - ratio(*lo)));
 }
 
-std::optional<MeasuredTime> MeasuredKernels::attention_forward(const model::AttentionShape& a, double fwd_flops) const {
+std::optional<MeasuredTime> MeasuredKernels::attention_forward(const model::AttentionShape& a, double fwd_flops,
+                                                              bool fp8) const {
   if (!a.causal || a.chunk > 0 || a.heads <= 0 || a.seq <= 0 || a.sequences <= 0 || fwd_flops <= 0) return std::nullopt;
+  const auto& by_shape = fp8 ? attention_fp8_ : attention_;
   if (a.kind == model::AttentionKind::MLA) {
     // MLA's attention core (q/k 192, v 128 in DeepSeek-V3 and K3) at FlashAttention-3's FLOP rate for head dim 128
     // without KV-head sharing, at the op's batch and sequence: DeepSeek-V3's own training trace runs MLA on FA3
@@ -210,7 +216,7 @@ std::optional<MeasuredTime> MeasuredKernels::attention_forward(const model::Atte
     // used for training: it times SGLang's whole MLA attention module (AIConfigurator's collector/sglang README),
     // projections included, which k3sim prices as GEMMs of their own. Multi-head tables are measured at heads = KV
     // heads; the largest such point at or below the op's heads gives the rate.
-    for (auto it = attention_.rbegin(); it != attention_.rend(); ++it) {
+    for (auto it = by_shape.rbegin(); it != by_shape.rend(); ++it) {
       const auto [head_dim, window, kv] = it->first;
       if (head_dim != 128 || window != 0 || kv > a.heads) continue;
       const auto table_flops = [&](const std::vector<double>& p) {  // batch, sequence, heads; causal, head dim 128
@@ -221,8 +227,8 @@ std::optional<MeasuredTime> MeasuredKernels::attention_forward(const model::Atte
     return std::nullopt;
   }
   if (a.qk_dim != a.v_dim) return std::nullopt;
-  const auto it = attention_.find({a.qk_dim, static_cast<int>(a.window), std::max(1, a.kv_heads)});
-  if (it == attention_.end()) return std::nullopt;
+  const auto it = by_shape.find({a.qk_dim, static_cast<int>(a.window), std::max(1, a.kv_heads)});
+  if (it == by_shape.end()) return std::nullopt;
   const auto table_flops = [&](const std::vector<double>& p) {
     return 2.0 * p[2] * 2.0 * a.qk_dim * p[0] * model::attention_pairs(p[1], true, a.window, 0);
   };

@@ -73,7 +73,9 @@ class MeasuredKernels {
   std::optional<MeasuredTime> grouped_gemm(const model::ExpertGemmShape& shape, double flops, Precision p) const;
   // `fwd_flops` of flash attention at `shape`; the backward is this times backward_over_forward(shape.seq) times
   // the op's backward-to-forward FLOP ratio over 2.5.
-  std::optional<MeasuredTime> attention_forward(const model::AttentionShape& shape, double fwd_flops) const;
+  // `fp8`: from the FP8 (E4M3 q, k, v) table of the GPU's main prefill kernel.
+  std::optional<MeasuredTime> attention_forward(const model::AttentionShape& shape, double fwd_flops,
+                                                bool fp8 = false) const;
   double backward_over_forward(double seq) const;  // time ratio at FlashAttention's 2.5x FLOPs
   std::optional<MeasuredTime> kda_forward(const model::ScanShape& shape, double fwd_flops) const;
 
@@ -97,7 +99,8 @@ class MeasuredKernels {
   const KernelTable* gemm_nvfp4_ = nullptr;
   const KernelTable* gemm_mxfp8_ = nullptr;  // DeepGEMM's block-scaled FP8 (the mapping is stated in the .cpp)
   std::vector<MoeShape> moe_bf16_, moe_fp8_, moe_nvfp4_;
-  std::map<std::tuple<int, int, int>, const KernelTable*> attention_;  // (head dim, window, KV heads)
+  std::map<std::tuple<int, int, int>, const KernelTable*> attention_;      // (head dim, window, KV heads)
+  std::map<std::tuple<int, int, int>, const KernelTable*> attention_fp8_;  // the same, FP8 q, k, v and cache
   const KernelTable* kda_ = nullptr;
 };
 

@@ -395,7 +395,11 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
                                                         {"block", train::NetworkScope::block},
                                                         {"fabric", train::NetworkScope::fabric}});
   }
-  if (auto a = doc.find("attention_kernel")) s.unfused_attention = a->as_enum({"flash", "unfused"}) == "unfused";
+  if (auto a = doc.find("attention_kernel")) {
+    s.attention_kernel = enum_of<cost::AttentionKernel>(*a, {{"flash", cost::AttentionKernel::flash},
+                                                             {"unfused", cost::AttentionKernel::unfused},
+                                                             {"fp8", cost::AttentionKernel::flash_fp8}});
+  }
   if (auto k = doc.find("kernel_tables")) s.roofline_kernels = k->as_enum({"measured", "roofline"}) == "roofline";
   if (auto k = doc.find("bf16_gemm_kernels")) {
     s.bf16_gemm_cuda11 = k->as_enum({"cuda12", "cuda11"}) == "cuda11";

@@ -198,14 +198,27 @@ ServeScenario parse_serve_scenario(const std::string& yaml_text, const std::stri
   if (auto p = doc.find("profile")) b.profile = resolve_relative(p->as_string(), source_name);
   if (auto k = doc.find("kernel_tables")) s.roofline_kernels = k->as_enum({"measured", "roofline"}) == "roofline";
   if (auto p = doc.find("precision")) {
-    p->allow_only({"gemm", "weights", "dispatch", "combine"});
+    p->allow_only({"gemm", "weights", "dispatch", "combine", "kv_cache"});
     if (auto g = p->find("gemm")) {
-      s.gemm_precision = g->as_enum({"bf16", "fp8"}) == "fp8" ? cost::Precision::fp8 : cost::Precision::bf16;
+      // Whether the GPU has MXFP8 or NVFP4 tensor cores is checked with the topology, as for training.
+      const auto name = g->as_enum({"bf16", "fp8", "mxfp8", "nvfp4"});
+      for (auto f : {cost::Precision::bf16, cost::Precision::fp8, cost::Precision::mxfp8, cost::Precision::nvfp4}) {
+        if (cost::to_string(f) == name) s.gemm_precision = b.precision.gemm = f;
+      }
+      b.precision_gemm_line = g->line();
     }
-    if (auto w = p->find("weights")) s.weight_bytes_per_param = element_bytes(*w);
+    // Stored weights: a block-scaled format with its scales (NVFP4 0.5 + 1/16 B, MXFP8 1 + 1/32 B per weight).
+    if (auto w = p->find("weights")) {
+      const auto f = w->as_enum({"bf16", "fp8", "mxfp8", "nvfp4"});
+      s.weight_bytes_per_param = f == "bf16"  ? 2.0
+                                 : f == "fp8" ? 1.0
+                                              : cost::block_scaled_bytes_per_element(
+                                                    f == "nvfp4" ? cost::Precision::nvfp4 : cost::Precision::mxfp8);
+    }
     // An FP8 dispatch carries one fp32 scale per 128 elements (DeepEP's low-latency and normal kernels).
     if (auto d = p->find("dispatch")) s.dispatch_bytes_per_element = element_bytes(*d) == 1.0 ? 1.0 + 4.0 / 128 : 2.0;
     if (auto c = p->find("combine")) s.combine_bytes_per_element = element_bytes(*c);
+    if (auto k = p->find("kv_cache")) s.kv_cache_bytes_per_element = element_bytes(*k);
   }
   const auto d = doc.at("deployment");
   d.allow_only({"kind", "prefill", "decode", "instance"});

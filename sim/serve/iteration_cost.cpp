@@ -198,11 +198,11 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
         // Absorbed decode: every head attends over the shared latent (kv_lora + rope) and returns kv_lora wide.
         const double latent = spec_.mla.kv_lora_rank + spec_.mla.qk_rope_head_dim;
         d.fwd_flops = 2 * heads * (latent + spec_.mla.kv_lora_rank) * context * q;
-        d.read_bytes = context * latent * 2;
+        d.read_bytes = context * latent * opt_.kv_cache_bytes_per_element;
       } else {
         const double kv_heads = std::max(1.0, static_cast<double>(a.kv_heads) / tp_);
         d.fwd_flops = 2 * heads * (a.qk_dim + a.v_dim) * context * q;
-        d.read_bytes = context * kv_heads * (a.qk_dim + a.v_dim) * 2;
+        d.read_bytes = context * kv_heads * (a.qk_dim + a.v_dim) * opt_.kv_cache_bytes_per_element;
       }
       d.write_bytes = s.decode_sequences * f * q * heads * a.v_dim * 2;
       if (d.fwd_flops > 0) add(d, cost_.time(d).fwd);

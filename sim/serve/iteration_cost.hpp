@@ -61,6 +61,7 @@ struct InstanceCostOptions {
   double weight_bytes_per_param = 1;
   double dispatch_bytes_per_element = 1;
   double combine_bytes_per_element = 2;
+  double kv_cache_bytes_per_element = 2;  // what decode attention reads per cached element
 };
 
 class IterationCostModel {

@@ -31,6 +31,20 @@ std::string memory_remedies(const KvCapacityOptions& o) {
 
 }  // namespace
 
+KvCapacityOptions kv_capacity_options(const ServeSpec& spec, const InstanceSpec& is, int gpus,
+                                      core::Bytes hbm_bytes_per_gpu, bool mtp_loaded) {
+  KvCapacityOptions o;
+  o.instance = is;
+  o.gpus = gpus;
+  o.hbm_bytes_per_gpu = hbm_bytes_per_gpu;
+  o.weight_bytes_per_param = spec.weight_bytes_per_param;
+  o.reserve_fraction = spec.scheduler.memory_reserve_fraction;
+  o.page_tokens = spec.scheduler.page_tokens;
+  o.mtp_loaded = mtp_loaded;
+  o.kv_cache_bytes_per_element = spec.kv_cache_bytes_per_element;
+  return o;
+}
+
 RankKvCapacity rank_kv_capacity(const model::ModelSpec& spec, const KvCapacityOptions& o,
                                 const core::InputLocation& where) {
   const int tp = std::max(1, o.gpus / std::max(1, o.instance.attention_dp));
@@ -56,7 +70,7 @@ RankKvCapacity rank_kv_capacity(const model::ModelSpec& spec, const KvCapacityOp
                                        c.weight_bytes_per_gpu / 1e9, o.hbm_bytes_per_gpu / 1e9,
                                        c.reserve_bytes_per_gpu / 1e9),
                            memory_remedies(o));
-  const model::KvCache kv = model::kv_cache(spec);
+  const model::KvCache kv = model::kv_cache(spec, o.kv_cache_bytes_per_element);
   const bool mla_cache = spec.count_layers(model::AttentionKind::MLA) > 0;
   const double cache_split = mla_cache ? 1 : tp;
   c.cache_bytes_per_token_per_gpu = kv.bytes_per_token / cache_split;

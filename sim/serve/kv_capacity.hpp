@@ -38,7 +38,12 @@ struct KvCapacityOptions {
   double reserve_fraction = 0.1;
   int page_tokens = 64;
   bool mtp_loaded = false;            // the MTP module's weights are resident (MTP speculative decoding)
+  double kv_cache_bytes_per_element = 2;  // BF16; 1 for an FP8 cache
 };
+
+// The options a serving scenario gives an instance of `is` on `gpus` GPUs of `hbm_bytes_per_gpu` each.
+KvCapacityOptions kv_capacity_options(const ServeSpec& spec, const InstanceSpec& is, int gpus,
+                                      core::Bytes hbm_bytes_per_gpu, bool mtp_loaded);
 
 // Throws core::InputError at `where` when the weights alone leave no room.
 RankKvCapacity rank_kv_capacity(const model::ModelSpec& spec, const KvCapacityOptions& o,

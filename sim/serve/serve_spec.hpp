@@ -88,6 +88,9 @@ struct ServeSpec {
   double weight_bytes_per_param = 1;     // FP8 checkpoints (DeepSeek-V3, K3 serving) hold one byte per weight
   double dispatch_bytes_per_element = 1 + 4.0 / 128;  // FP8 with fp32 scales per 128, BF16 combine (DeepEP)
   double combine_bytes_per_element = 2;
+  // precision.kv_cache: the MLA / GQA cache's element; FP8 (E4M3 with one scale per tensor and layer, SGLang's
+  // and vLLM's --kv-cache-dtype fp8_e4m3) halves what a sequence holds and what decode attention reads.
+  double kv_cache_bytes_per_element = 2;
   const net::NetworkModelEntry* network = &net::default_network_model();
   std::optional<double> price_per_gpu_hour;  // USD, for $ per 1M output tokens
 };

@@ -21,6 +21,7 @@ InstanceCostOptions instance_cost_options(const ServeSpec& spec, const ServingIn
   o.weight_bytes_per_param = spec.weight_bytes_per_param;
   o.dispatch_bytes_per_element = spec.dispatch_bytes_per_element;
   o.combine_bytes_per_element = spec.combine_bytes_per_element;
+  o.kv_cache_bytes_per_element = spec.kv_cache_bytes_per_element;
   return o;
 }
 

@@ -69,15 +69,8 @@ class ServingRun {
                                          topo.node_count()),
                              fmt::format("at most {} nodes in all (or cluster.nodes larger)", topo.node_count()));
     auto capacity = [&](const InstanceSpec& is, bool mtp) {
-      KvCapacityOptions o;
-      o.instance = is;
-      o.gpus = is.nodes * gpn;
-      o.hbm_bytes_per_gpu = topo.gpu_type().hbm_bytes;
-      o.weight_bytes_per_param = spec_.weight_bytes_per_param;
-      o.reserve_fraction = spec_.scheduler.memory_reserve_fraction;
-      o.page_tokens = spec_.scheduler.page_tokens;
-      o.mtp_loaded = mtp;
-      return rank_kv_capacity(*in_.model, o, {spec_.source, "deployment", 0});
+      return rank_kv_capacity(*in_.model, kv_capacity_options(spec_, is, is.nodes * gpn, topo.gpu_type().hbm_bytes, mtp),
+                              {spec_.source, "deployment", 0});
     };
     const bool mtp = spec_.workload.mtp_draft_tokens > 0;
     prefill_kv_ = capacity(d.prefill, mtp && colocated);

@@ -28,7 +28,7 @@ bool prices_from_tables(const StepSpec& sc) { return !sc.roofline_kernels && !sc
 cost::OpCostModel make_step_cost_model(const StepSpec& sc, const topo::Topology& topo,
                                        const cost::CalibrationProfile* profile, core::Provenance& prov) {
   cost::KernelChoice kernels;
-  kernels.attention = sc.unfused_attention ? cost::AttentionKernel::unfused : cost::AttentionKernel::flash;
+  kernels.attention = sc.attention_kernel;
   kernels.fp8 = sc.fp8_gemm_kernels;
   kernels.bf16 = sc.bf16_gemm_cuda11 ? cost::Bf16GemmKernels::cuda11 : cost::Bf16GemmKernels::cuda12;
   if (prices_from_tables(sc)) kernels.measured = cost::shipped_kernel_tables_of(topo.gpu_type().name);

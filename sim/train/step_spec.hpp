@@ -7,6 +7,7 @@
 #include <string>
 
 #include "model/memory.hpp"
+#include "sim/cost/attention_kernel.hpp"
 #include "sim/cost/fp8_gemm_rates.hpp"
 #include "sim/net/network_registry.hpp"
 #include "sim/parallel/gpu_speed.hpp"
@@ -45,7 +46,8 @@ struct StepSpec {
   OptimizerSpec optimizer;
   const net::NetworkModelEntry* network = &net::default_network_model();  // never null
   NetworkScope network_scope = NetworkScope::automatic;
-  bool unfused_attention = false;  // attention_kernel: unfused (Megatron-LM 2021) instead of flash
+  // attention_kernel: flash (default), unfused (Megatron-LM 2021) or fp8 (FlashAttention-3's FP8 forward).
+  cost::AttentionKernel attention_kernel = cost::AttentionKernel::flash;
   bool roofline_kernels = false;   // kernel_tables: roofline (datasheet peaks x efficiencies) instead of measured
   cost::Fp8GemmKernels fp8_gemm_kernels = cost::Fp8GemmKernels::deepgemm;  // deepgemm or cutlass-3.6
   bool bf16_gemm_cuda11 = false;  // bf16_gemm_kernels: cuda12 (default) or cuda11

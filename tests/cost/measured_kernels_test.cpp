@@ -49,6 +49,12 @@ std::shared_ptr<const KernelTables> hand_tables() {
                              {"head_dim", "128"}, {"window_size", "0"}, {"num_key_value_heads", "8"}},
                             {{"batch_size", {1, 2}}, {"isl", {1024, 4096}}, {"num_heads", {8, 16}}},
                             std::vector<double>(8, 1000.0)));
+  // The same in FP8 (q, k, v and cache E4M3): 600 us everywhere.
+  t->tables.push_back(table("attention_context",
+                            {{"kernel_source", "fa3"}, {"attn_dtype", "fp8"}, {"kv_cache_dtype", "fp8"},
+                             {"head_dim", "128"}, {"window_size", "0"}, {"num_key_value_heads", "8"}},
+                            {{"batch_size", {1, 2}}, {"isl", {1024, 4096}}, {"num_heads", {8, 16}}},
+                            std::vector<double>(8, 600.0)));
   // Fused MoE, Mixtral's shape (hidden 4096, FFN 14336, top-2 of 8), EP 1, balanced: 753.7 us at 256 tokens,
   // 23,280 us at 16,384.
   t->tables.push_back(table("moe",
@@ -100,6 +106,34 @@ TEST(MeasuredKernels, AttentionBackwardIsTwoAndAHalfForwardFlopsAtTheMeasuredRat
   // 2.9428 times the forward.
   EXPECT_NEAR(t.dgrad, 1e-3 * 2.5 * 638 / 542, 1e-9);
   EXPECT_TRUE(t.measured);
+}
+
+// attention_kernel: fp8 (issue 49): the forward is the FP8 table's cell, 0.6 ms; the backward runs in BF16, so it is
+// the BF16 forward's 1 ms times the same 2.9428 as above. Without tables, the forward runs at the FP8 peak.
+TEST(MeasuredKernels, Fp8AttentionIsAnFp8ForwardAndABf16Backward) {
+  k3::core::Provenance prov;
+  KernelChoice k;
+  k.measured = hand_tables();
+  k.attention = AttentionKernel::flash_fp8;
+  const OpCostModel c(kTableH100, nullptr, Precision::bf16, k, prov);
+  k3::model::Op op;
+  op.kind = k3::model::OpKind::AttentionCore;
+  op.shape = k3::model::AttentionShape{k3::model::AttentionKind::GQA, 16, 8, 128, 128, 4096, 1, true, 0, 0};
+  op.fwd_flops = 2.0 * 16 * 256 * 4096.0 * 4096 / 2;
+  op.dgrad_flops = 2.5 * op.fwd_flops;
+  const auto t = c.time(op);
+  EXPECT_NEAR(t.fwd, 0.6e-3, 1e-12);
+  EXPECT_NEAR(t.dgrad, 1e-3 * 2.5 * 638 / 542, 1e-9);
+  bool said = false;
+  for (const auto& note : c.notes()) said = said || note.find("attention forward in FP8") != std::string::npos;
+  EXPECT_TRUE(said);
+  // The roofline: the forward at 1979 / 989 of the BF16 forward's rate, the backward unchanged.
+  KernelChoice none;
+  const OpCostModel bf16(kTableH100, nullptr, Precision::bf16, none, prov);
+  none.attention = AttentionKernel::flash_fp8;
+  const OpCostModel fp8(kTableH100, nullptr, Precision::bf16, none, prov);
+  EXPECT_NEAR(bf16.time(op).fwd / fp8.time(op).fwd, 1979.0 / 989, 1e-9);
+  EXPECT_DOUBLE_EQ(bf16.time(op).dgrad, fp8.time(op).dgrad);
 }
 
 TEST(MeasuredKernels, ExpertGemmsRunAtTheFusedKernelsRateAtTheSameTokensPerExpert) {

@@ -81,6 +81,11 @@ TEST(KvCapacity, DeepSeekV3OnTwoH100NodesInFp8) {
   EXPECT_NEAR(c.free_bytes_per_gpu, 0.9 * c.hbm_bytes_per_gpu - c.weight_bytes_per_gpu, 1.0);
   // A 1,000-token sequence reserves 16 pages of 64 tokens.
   EXPECT_DOUBLE_EQ(c.sequence_bytes(1000), 16 * 64 * 70272.0);
+  // An FP8 cache (precision.kv_cache: fp8): 61 x 576 x 1 B = 35,136 B per token, the weights unchanged.
+  o.kv_cache_bytes_per_element = 1;
+  const auto fp8 = k3::serve::rank_kv_capacity(in.inputs.model, o, {});
+  EXPECT_DOUBLE_EQ(fp8.cache_bytes_per_token_per_gpu, 35136.0);
+  EXPECT_DOUBLE_EQ(fp8.weight_bytes_per_gpu, c.weight_bytes_per_gpu);
 }
 
 // Llama 4 Maverick on one 8-GPU TP instance: a chunked layer holds the tokens since its chunk began, at most

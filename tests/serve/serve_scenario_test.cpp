@@ -31,6 +31,31 @@ TEST(ServeScenario, TheFixtureParses) {
   EXPECT_DOUBLE_EQ(s.spec.dispatch_bytes_per_element, 1 + 4.0 / 128);
 }
 
+// Issue 49: NVFP4 and FP8 KV caches in serving. NVFP4 weights take 0.5 B and one E4M3 scale per 16: 0.5625 B, 56%
+// of FP8's byte; an FP8 cache one byte per element.
+TEST(ServeScenario, BlockScaledWeightsAndAnFp8KvCache) {
+  const std::vector<k3::input::Override> sets{{"precision.weights", "nvfp4"}, {"precision.kv_cache", "fp8"}};
+  const auto s = k3::input::parse_serve_scenario(k3::test::small_serving_yaml(kHundredTokenPrompts), "small.yaml", sets);
+  EXPECT_DOUBLE_EQ(s.spec.weight_bytes_per_param, 0.5625);
+  EXPECT_DOUBLE_EQ(s.spec.kv_cache_bytes_per_element, 1.0);
+  try {
+    k3::input::parse_serve_scenario(k3::test::small_serving_yaml(kHundredTokenPrompts), "small.yaml",
+                                    {{"precision.kv_cache", "int8"}});
+    ADD_FAILURE() << "int8 accepted";
+  } catch (const k3::core::InputError& e) {
+    EXPECT_EQ(e.where().key, "precision.kv_cache");
+    EXPECT_NE(e.allowed().find("fp8"), std::string::npos) << e.allowed();
+  }
+  // NVFP4 GEMMs need Blackwell tensor cores: on H100 the topology check names precision.gemm.
+  try {
+    k3::test::small_serving(kHundredTokenPrompts, {{"precision.gemm", "nvfp4"}});
+    ADD_FAILURE() << "nvfp4 on H100 accepted";
+  } catch (const k3::core::InputError& e) {
+    EXPECT_EQ(e.where().key, "precision.gemm");
+    EXPECT_NE(e.allowed().find("B200"), std::string::npos) << e.allowed();
+  }
+}
+
 TEST(ServeScenario, AnUnknownKeyNamesItsLine) {
   const auto e = error_of(k3::test::small_serving_yaml(kHundredTokenPrompts) + "schedular: {}\n");
   EXPECT_EQ(e.where().file, "bad.yaml");
