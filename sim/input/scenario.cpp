@@ -169,7 +169,7 @@ std::string resolve_relative(const std::string& ref, const std::string& scenario
 namespace {
 
 void read_parallel(const YamlValue& v, parallel::ParallelLayout& p) {
-  v.allow_only({"tp", "pp", "vpp", "ep", "etp", "cp", "cp_comm", "dp", "zero", "fsdp", "sequence_parallel",
+  v.allow_only({"tp", "pp", "vpp", "ep", "etp", "cp", "cp_comm", "dp", "zero", "fsdp", "fsdp_regather", "sequence_parallel",
                 "pipeline_layout", "schedule", "ep_spread", "overlap_grad_reduce", "a2a_overlap"});
   p.tp = positive_int(v, "tp", 1);
   p.pp = positive_int(v, "pp", 1);
@@ -201,6 +201,19 @@ void read_parallel(const YamlValue& v, parallel::ParallelLayout& p) {
   if (p.fsdp) {
     if (auto z = v.find("zero"); z && p.zero_stage != 3) z->fail("FSDP shards weights, gradients and optimizer state", "zero: 3 or no zero key with fsdp: true");
     p.zero_stage = 3;
+  }
+  // When FSDP gathers parameters: before each forward and backward (FSDP2's default), once per micro-batch
+  // (reshard_after_forward=False), or once per step (parameters and gradients whole through the step, gradients
+  // reduce-scattered and parameters gathered once around the optimizer: ZeRO-1's collectives and memory, which
+  // k3sim then runs and names).
+  if (auto r = v.find("fsdp_regather")) {
+    const auto when = r->as_enum({"forward_and_backward", "micro_batch", "step"});
+    if (!p.fsdp) r->fail("only FSDP re-gathers parameters", "fsdp: true with it, or no fsdp_regather");
+    p.fsdp_regather_in_backward = when == "forward_and_backward";
+    if (when == "step") {
+      p.fsdp = false;
+      p.zero_stage = 1;
+    }
   }
   if (auto s = v.find("schedule")) {
     p.schedule = core::find_entry(parallel::pipeline_schedules(),

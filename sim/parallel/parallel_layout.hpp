@@ -33,6 +33,10 @@ struct ParallelLayout {
   // FSDP (ZeRO-3 as Megatron-Core's and PyTorch's FSDP run it): each layer's parameters are all-gathered
   // before its forward and its backward, and its gradients reduce-scattered, every micro-batch.
   bool fsdp = false;
+  // With fsdp, false: a micro-batch's forward gathers each layer's parameters once and keeps them until its
+  // backward (PyTorch FSDP2's reshard_after_forward=False): half the all-gathers, the stage's parameters whole in
+  // HBM. (Once per step is ZeRO-1's traffic and memory; the scenario key maps it there.)
+  bool fsdp_regather_in_backward = true;
   // Sequence parallelism with TP (Korthikanti et al., arXiv:2205.05198): norms and dropout run on 1/TP of
   // the tokens, the TP all-reduce becomes a reduce-scatter + all-gather pair. Megatron-Core requires it with
   // TP and EP together.

@@ -60,6 +60,7 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
   m.dp = L.dp * L.cp;  // dense weights shard over DP x CP
   m.expert_dp = parallel::expert_dp(L);
   m.zero_stage = L.zero_stage;
+  m.gathered_weights_held = L.fsdp && !L.fsdp_regather_in_backward;
   m.optimizer = in.scenario.optimizer.kind;
   m.moment_bytes = in.scenario.optimizer.moment_bytes;
   double dense = 0, muon = 0;

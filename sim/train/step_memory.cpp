@@ -43,6 +43,8 @@ std::vector<MemoryShare> memory_per_gpu(const MemoryInputs& in) {
   const double shard_w_routed = in.zero_stage >= 3 ? in.expert_dp : 1;
   std::vector<MemoryShare> out;
   out.push_back({"weights", in.params.dense * b.weight / shard_w_dense + in.params.routed * b.weight / shard_w_routed});
+  // Gathered in a forward and freed after the backward: with micro-batches in flight, always resident.
+  if (in.gathered_weights_held) out.push_back({"gathered weights (FSDP)", (in.params.dense + in.params.routed) * b.weight});
   out.push_back({"gradients", in.params.dense * b.gradient / shard_grad_dense +
                                   in.params.routed * b.gradient / shard_grad_routed});
   out.push_back({"optimizer state", opt_dense / shard_opt_dense + opt_routed / shard_opt_routed});

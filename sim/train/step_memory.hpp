@@ -24,6 +24,7 @@ struct MemoryInputs {
   int dp = 1;                 // dense-parameter DP degree (DP x CP)
   int expert_dp = 1;          // routed-parameter DP degree (dp / ep)
   int zero_stage = 0;
+  bool gathered_weights_held = false;  // FSDP without re-gathering in backward: the whole weights stay resident
   model::Optimizer optimizer = model::Optimizer::AdamW;
   double moment_bytes = 4;    // per optimizer moment: fp32 or BF16
   double muon_fraction = 0;   // of dense parameters that Muon optimises (matrices)

@@ -33,7 +33,8 @@ class StagePassBuilder {
     std::vector<int> order(stage.blocks.begin(), stage.blocks.end());
     if (backward) std::reverse(order.begin(), order.end());
     const bool fsdp = !ctx_.fsdp.dense.empty();
-    const bool gather = fsdp && part_ != PassPart::weight;  // the weight-gradient pass needs no weights
+    // The weight-gradient pass needs no weights; the backward none when the forward's are kept.
+    const bool gather = fsdp && part_ != PassPart::weight && (part_ == PassPart::forward || ctx_.fsdp.regather_in_backward);
     const bool reduce = fsdp && (part_ == PassPart::backward || part_ == PassPart::weight);
     // FSDP prefetch: the next layer's parameters are gathered while this one computes.
     std::vector<std::vector<int>> gathers;

@@ -42,6 +42,7 @@ struct FsdpGroups {
   std::vector<parallel::GpuIndex> dense;    // the DP group of the block's first GPU (empty: no FSDP)
   std::vector<parallel::GpuIndex> experts;  // its EDP group
   double gradient_bytes = 4;                // per parameter reduce-scattered (precision.gradient_reduce)
+  bool regather_in_backward = true;         // false: the forward's gathered parameters serve the backward
   // How many copies of each group's collective the stage runs for one pass of a block (its DP groups over the
   // blocks the step multiplies a pass's bytes by): CollectiveCall::copies_per_block.
   double dense_copies_per_block = 1, expert_copies_per_block = 1;

@@ -74,6 +74,14 @@ const std::vector<BadInput> kBadInputs = {
     {"run scenarios/k3-h200-2048.yaml --set 'gpu_speed.slow=[{gpu: 1, speed: 0}]'", {"gpu_speed.slow[0].speed"}, "> 0"},
     {"run scenarios/k3-h200-2048.yaml --set 'gpu_speed.slow=[{gpu: 1, pace: 0.5}]'", {"gpu_speed.slow[0].pace"}, "speed"},
     {"run scenarios/k3-h200-2048.yaml --set cluster.nodes=0", {"cluster.nodes"}, ">= 1"},
+    // Issue 49: settings teams use.
+    {"run scenarios/k3-h200-2048.yaml --set parallel.fsdp_regather=step", {"parallel.fsdp_regather", "only FSDP"},
+     "fsdp: true"},
+    {"run scenarios/k3-h200-2048.yaml --set parallel.fsdp=true --set parallel.zero=3 --set parallel.fsdp_regather=never",
+     {"parallel.fsdp_regather"}, "micro_batch"},
+    {"run scenarios/k3-h200-2048.yaml --set cluster.gpus_per_node=9", {"cluster.gpus_per_node"}, "1 to 8"},
+    {"run scenarios/k3-h200-2048.yaml --set attention_kernel=fp16", {"attention_kernel"}, "fp8"},
+    {"serve scenarios/serving/k3-h200-serving.yaml --set precision.kv_cache=int8", {"precision.kv_cache"}, "fp8"},
     {"run scenarios/k3-h200-2048.yaml --set parallel.ep=48", {"k3-h200-2048.yaml", "parallel.ep"}, "ETP x EP dividing"},
     // expert_load.state: a state of another model, a file that is not a state, a state key missing
     {"run scenarios/k3-h200-2048.yaml --set expert_load.state=states/k3-448-qb-hist-20.json",
