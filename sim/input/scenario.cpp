@@ -241,8 +241,9 @@ void read_parallel(const YamlValue& v, parallel::ParallelLayout& p) {
 }
 
 void read_batch(const YamlValue& v, parallel::BatchSpec& b) {
-  v.allow_only({"seq_len", "global_batch_seqs", "global_batch_tokens", "micro_batch_seqs"});
+  v.allow_only({"seq_len", "global_batch_seqs", "global_batch_tokens", "micro_batch_seqs", "gradient_accumulation_steps"});
   b.seq_len = v.at("seq_len").as_positive_int();
+  if (auto g = v.find("gradient_accumulation_steps")) b.gradient_accumulation_steps = g->as_positive_int();
   b.micro_batch_seqs = v.has("micro_batch_seqs") ? v.at("micro_batch_seqs").as_positive_int() : 1;
   if (v.has("global_batch_seqs") == v.has("global_batch_tokens")) {
     v.fail("give exactly one of global_batch_seqs and global_batch_tokens",

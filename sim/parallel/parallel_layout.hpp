@@ -72,6 +72,9 @@ struct BatchSpec {
   std::int64_t seq_len = 4096;
   std::int64_t global_batch_seqs = 0;
   std::int64_t micro_batch_seqs = 1;
+  // Pipeline schedules per step, each on micro-batches / this of the pipeline's micro-batches (fill and drain
+  // each time); the DP reduction and the optimizer once per step. 1: one schedule (Megatron-LM).
+  std::int64_t gradient_accumulation_steps = 1;
 };
 
 }  // namespace k3::parallel

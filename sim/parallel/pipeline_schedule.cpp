@@ -42,6 +42,24 @@ std::pair<int, int> PipelineSchedule::holder_of(int stream, int stage) const {
   return {stage % ranks, stage / ranks};
 }
 
+void repeat_schedule(PipelineSchedule& schedule, int times) {
+  if (times <= 1) return;
+  const int per_stream = schedule.microbatches / schedule.streams;
+  for (auto& list : schedule.passes) {
+    const std::vector<Pass> once = list;
+    list.clear();
+    list.reserve(once.size() * static_cast<std::size_t>(times));
+    for (int k = 0; k < times; ++k) {
+      for (Pass p : once) {
+        p.work.microbatch += k * per_stream;
+        if (p.kind == PassKind::forward_backward) p.backward.microbatch += k * per_stream;
+        list.push_back(p);
+      }
+    }
+  }
+  schedule.microbatches *= times;
+}
+
 PipelineSchedule make_schedule(const PipelineScheduleEntry& entry, int pp, int vpp, int microbatches) {
   if (pp < 1 || vpp < 1 || microbatches < 1) {
     throw InputError({"", "parallel.pp", 0}, "PP, virtual stages and micro-batches must be >= 1");

@@ -112,6 +112,12 @@ core::SimTime pass_duration(const PassCosts& costs, int r, const Pass& pass);
 // at or after the backward's).
 void merge_steady_state(PipelineSchedule& schedule);
 
+// Gradient accumulation as separate schedules (batch.gradient_accumulation_steps; PyTorch-native trainers call
+// the schedule once per accumulation step): each rank runs its passes `times` over, the k-th time on micro-batches
+// k x (per stream) onward, so each repetition fills and drains the pipeline on its own. The gradients are reduced
+// and the optimizer steps once, after the last.
+void repeat_schedule(PipelineSchedule& schedule, int times);
+
 // Asks `costs` once for each pass of each rank, rank by rank and in each rank's order (pass_duration's order);
 // no time, no p2p. exec::pipeline_graph asks in this order too, so a caller that only wants to know which
 // passes each rank runs walks this instead.

@@ -127,9 +127,16 @@ int microbatches_per_pipeline(const StepSpec& sc, const parallel::ParallelLayout
 }
 
 parallel::PipelineSchedule make_schedule_for(const StepSpec& sc, const parallel::ParallelLayout& L, int microbatches) {
+  const auto steps = sc.batch.gradient_accumulation_steps;
+  if (steps > 1 && microbatches % steps != 0) {
+    throw InputError({sc.source, "batch.gradient_accumulation_steps", 0},
+                     fmt::format("{} schedules do not split the {} micro-batches per pipeline evenly", steps, microbatches),
+                     fmt::format("a divisor of {}", microbatches));
+  }
   try {
-    auto schedule = parallel::make_schedule(*L.schedule, L.pp, L.vpp, microbatches);
+    auto schedule = parallel::make_schedule(*L.schedule, L.pp, L.vpp, static_cast<int>(microbatches / steps));
     if (L.a2a_overlap) parallel::merge_steady_state(schedule);
+    parallel::repeat_schedule(schedule, static_cast<int>(steps));
     return schedule;
   } catch (const InputError& e) {
     throw InputError({sc.source, e.where().key, 0}, e.problem(), e.allowed());

@@ -91,9 +91,11 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
   const auto activations = model::activation_memory(mine, in.scenario.recompute);
   m.activations_per_microbatch = activations.kept;
   m.recompute_working_set = activations.recompute_peak;
-  m.microbatches_in_flight = L.schedule->microbatches_in_flight(L.pp, L.vpp, rank, in.plan.microbatches);
+  // One schedule's micro-batches at a time (gradient accumulation runs several schedules one after another).
+  const int per_schedule = static_cast<int>(in.plan.microbatches / in.scenario.batch.gradient_accumulation_steps);
+  m.microbatches_in_flight = L.schedule->microbatches_in_flight(L.pp, L.vpp, rank, per_schedule);
   // The all-to-all overlap's extra warm-up forward (parallel::merge_steady_state) keeps one more chunk pass in flight.
-  if (L.a2a_overlap) m.microbatches_in_flight = std::min(m.microbatches_in_flight + 1.0 / L.vpp, static_cast<double>(in.plan.microbatches));
+  if (L.a2a_overlap) m.microbatches_in_flight = std::min(m.microbatches_in_flight + 1.0 / L.vpp, static_cast<double>(per_schedule));
   if (!in.moe.layers.empty()) {
     // Dispatch and combine receive buffers of one micro-batch, double-buffered.
     const auto& layer = in.moe.layers.front();

@@ -81,6 +81,8 @@ const std::vector<BadInput> kBadInputs = {
      {"parallel.fsdp_regather"}, "micro_batch"},
     {"run scenarios/k3-h200-2048.yaml --set cluster.gpus_per_node=9", {"cluster.gpus_per_node"}, "1 to 8"},
     {"run scenarios/k3-h200-2048.yaml --set attention_kernel=fp16", {"attention_kernel"}, "fp8"},
+    {"run scenarios/qwen3-235b-h100-256.yaml --set batch.gradient_accumulation_steps=3",
+     {"batch.gradient_accumulation_steps", "128 micro-batches"}, "a divisor of 128"},
     {"serve scenarios/serving/k3-h200-serving.yaml --set precision.kv_cache=int8", {"precision.kv_cache"}, "fp8"},
     {"run scenarios/k3-h200-2048.yaml --set parallel.ep=48", {"k3-h200-2048.yaml", "parallel.ep"}, "ETP x EP dividing"},
     // expert_load.state: a state of another model, a file that is not a state, a state key missing

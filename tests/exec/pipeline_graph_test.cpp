@@ -45,6 +45,18 @@ TEST(PipelineSchedule, OneFOneBBubbleMatchesClosedForm) {
   for (int r = 0; r < 4; ++r) EXPECT_EQ(t.bubble(r), micros(9)) << "rank " << r;
 }
 
+TEST(PipelineSchedule, GradientAccumulationFillsAndDrainsEachSchedule) {
+  // The schedule above as 2 accumulation steps of 4 micro-batches each: each repetition is a 1F1B of m = 4,
+  // (4 + 3) x 3 = 21 us, and the second starts on each rank when its first is done: the makespan is
+  // (m + N (PP - 1))(F + B) = (8 + 2 x 3) x 3 = 42 us, every rank idling 2 x 9 = 18 us.
+  auto s = k3::parallel::make_schedule(k3::parallel::pipeline_schedule("1f1b", {}), 4, 1, 4);
+  k3::parallel::repeat_schedule(s, 2);
+  EXPECT_EQ(s.microbatches, 8);
+  const auto t = execute_pipeline(s, uniform_costs(1, 2, 0.5, 3));
+  EXPECT_EQ(t.makespan, micros(42));
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(t.bubble(r), micros(18)) << "rank " << r;
+}
+
 TEST(PipelineSchedule, TransfersDelayDependentPasses) {
   // PP = 2, one micro-batch, p2p time x = 0.25 us: F on rank 0 (1), send (x), F on rank 1 (1), B on rank 1
   // (2), send back (x), B on rank 0 (2): makespan = 1 + x + 1 + 2 + x + 2 = 6.5 us.
