@@ -39,7 +39,7 @@ constexpr Command kCommands[] = {
     {"plan", "The best parallel layout on N GPUs, the smallest cluster for T tokens in D days, or the smallest serving deployment for an SLO: prune, bound, simulate, rank", attach_plan},
     {"serve", "Replay a request stream on a serving deployment: TTFT/TPOT percentiles, tokens/s per node, goodput", attach_serve},
     {"validate", "Compare predictions with published measurements (DeepSeek-V3, Megatron-LM SC21 Table 1, DeepEP)", attach_validate},
-    {"list", "List what is registered by name: networks, schedules, recompute modules, collectives, gpus, models, topologies", attach_list},
+    {"list", "List what is registered by name: networks, schedules, recompute modules, collectives, gpus, models, config.json families, topologies", attach_list},
 };
 }  // namespace
 

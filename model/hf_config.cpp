@@ -565,6 +565,29 @@ ModelSpec read(Config& c) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> hf_config_families_described() {
+  static const std::map<std::string, std::string> what{
+      {"deepseek_v3", "MLA, dense then MoE layers, shared experts, MTP (DeepSeek-V3, R1)"},
+      {"kimi_k2", "DeepSeek-V3's layout (Kimi K2)"},
+      {"kimi_linear", "KDA layers with MLA every few, low-rank output gate (Kimi Linear)"},
+      {"kimi_k3", "KDA + gated NoPE MLA, Stable LatentMoE, AttnRes (K3)"},
+      {"llama", "dense GQA transformer (Llama 2, 3)"},
+      {"qwen2_moe", "GQA with q/k/v biases, MoE with a gated shared expert (Qwen1.5-MoE, Qwen2-MoE)"},
+      {"qwen3_moe", "GQA with q/k norms, MoE without shared experts (Qwen3 MoE)"},
+      {"mixtral", "GQA, top-2 MoE, sliding window (Mixtral)"},
+      {"gpt_oss", "GQA with sinks and biases, alternating sliding layers, MoE with biases (gpt-oss)"},
+      {"llama4", "text_config: chunked attention on RoPE layers, MoE with a shared expert every few layers (Llama 4)"},
+      {"glm4_moe", "GQA with partial RoPE, dense then MoE layers, shared experts, MTP (GLM-4.5)"},
+      {"qwen3_next", "Gated DeltaNet with gated softmax attention every few layers, MoE with a gated shared expert (Qwen3-Next)"},
+      {"minimax_m2", "GQA with q/k norms across heads and partial RoPE, MoE with a sigmoid router, MTP modules (MiniMax-M2)"}};
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& f : families()) {
+    auto it = what.find(f.model_type);
+    out.emplace_back(f.model_type, it == what.end() ? std::string() : it->second);
+  }
+  return out;
+}
+
 std::vector<std::string> hf_config_families() {
   std::vector<std::string> out;
   for (const auto& f : families()) out.push_back(f.model_type);

@@ -14,6 +14,7 @@
 // accepted-but-ignored keys present are returned in ModelSpec::ignored_keys. Errors name the file, the
 // JSON key, the line where the key appears in the text, and what is allowed.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/model_spec.hpp"
@@ -25,5 +26,7 @@ ModelSpec load_hf_config_string(const std::string& text, const std::string& sour
 
 // The model_type values load_hf_config accepts.
 std::vector<std::string> hf_config_families();
+// Each family with one line on what k3sim reads of it, for `k3sim list families`.
+std::vector<std::pair<std::string, std::string>> hf_config_families_described();
 
 }  // namespace k3::model

@@ -1,4 +1,4 @@
-// k3sim list [networks|schedules|recompute|collectives|gpus|models|topologies] [--json]
+// k3sim list [networks|schedules|recompute|collectives|gpus|models|families|topologies] [--json]
 // Prints what is registered by name, one line each with its description: the values that scenario keys and
 // flags accept. The network, schedule and collective lines come from the registries themselves, the GPU,
 // model and topology lines from the shipped catalogues, so this list and the parsers cannot drift apart.
@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/registry.hpp"
+#include "model/hf_config.hpp"
 #include "model/model_spec.hpp"
 #include "model/recompute.hpp"
 #include "sim/cost/kernel_table_import.hpp"
@@ -63,6 +64,12 @@ std::vector<Listed> models() {
   return out;
 }
 
+std::vector<Listed> families() {
+  std::vector<Listed> out;
+  for (const auto& [type, what] : model::hf_config_families_described()) out.push_back({type, what});
+  return out;
+}
+
 std::vector<Listed> topologies() {
   std::vector<Listed> out;
   for (const auto& name : topo::preset_names()) {
@@ -90,6 +97,7 @@ constexpr ListKind kKinds[] = {
      [] { return from_registry(net::collective_algorithms()); }},
     {"gpus", "GPU types (a topology's node.gpu; topologies/gpu_types.yaml)", gpus},
     {"models", "model presets (scenario key `model`, `k3sim model`; model/presets/)", models},
+    {"families", "config.json model families (a Hugging Face config.json as `model`, by its model_type)", families},
     {"topologies", "topology presets (scenario key `cluster.topology`, `k3sim topo`; topologies/presets/)", topologies},
 };
 

@@ -24,6 +24,11 @@ TEST(ListCli, NetworksAndSchedulesAreTheRegisteredEntries) {
   EXPECT_EQ(j["gpus"].size(), 8u);
   EXPECT_EQ(j["models"].size(), 7u);
   EXPECT_EQ(j["topologies"].size(), 7u);
+  // The config.json families (model/hf_config.cpp), each described; qwen3_next and minimax_m2 the last two.
+  ASSERT_EQ(j["families"].size(), 13u);
+  EXPECT_EQ(j["families"][11]["name"], "qwen3_next");
+  EXPECT_EQ(j["families"][12]["name"], "minimax_m2");
+  for (const auto& e : j["families"]) EXPECT_FALSE(e["description"].get<std::string>().empty()) << e["name"];
 }
 
 TEST(ListCli, EveryListedNameIsAccepted) {
@@ -47,7 +52,7 @@ TEST(ListCli, OneKindAndAnUnknownKind) {
   EXPECT_EQ(r.out.find("analytical"), std::string::npos);  // networks are not listed
   const auto bad = run_k3sim("list packets");
   EXPECT_EQ(bad.exit_status, 2);
-  EXPECT_NE(bad.err.find("networks, schedules, recompute, collectives, gpus, models, topologies"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("networks, schedules, recompute, collectives, gpus, models, families, topologies"), std::string::npos) << bad.err;
 }
 
 TEST(ListCli, HelpCarriesEachSubcommandsDescription) {
