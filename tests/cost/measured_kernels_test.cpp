@@ -72,6 +72,17 @@ OpCostModel model_with(std::shared_ptr<const KernelTables> tables, k3::core::Pro
   return OpCostModel(kTableH100, nullptr, Precision::bf16, k, prov);
 }
 
+// GQA attention, 16 heads over 8 KV heads of 128, one 4,096-token causal sequence. Its FLOPs are the table's at
+// (1, 4096, 16): 2 x 16 x 256 x 4096^2 / 2, so its forward is the table's cell; FlashAttention's 2.5x backward.
+k3::model::Op gqa_attention_at_table_point() {
+  k3::model::Op op;
+  op.kind = k3::model::OpKind::AttentionCore;
+  op.shape = k3::model::AttentionShape{k3::model::AttentionKind::GQA, 16, 8, 128, 128, 4096, 1, true, 0, 0};
+  op.fwd_flops = 2.0 * 16 * 256 * 4096.0 * 4096 / 2;
+  op.dgrad_flops = 2.5 * op.fwd_flops;
+  return op;
+}
+
 }  // namespace
 
 TEST(MeasuredKernels, EachGemmPartIsTheTablesLatencyAtItsOwnShape) {
@@ -94,14 +105,9 @@ TEST(MeasuredKernels, EachGemmPartIsTheTablesLatencyAtItsOwnShape) {
 TEST(MeasuredKernels, AttentionBackwardIsTwoAndAHalfForwardFlopsAtTheMeasuredRatio) {
   k3::core::Provenance prov;
   const auto c = model_with(hand_tables(), prov);
-  k3::model::Op op;
-  op.kind = k3::model::OpKind::AttentionCore;
-  op.shape = k3::model::AttentionShape{k3::model::AttentionKind::GQA, 16, 8, 128, 128, 4096, 1, true, 0, 0};
-  // The op's FLOPs are the table's at (1, 4096, 16): 2 x 16 x 256 x 4096^2 / 2, so its forward is the cell, 1 ms.
-  op.fwd_flops = 2.0 * 16 * 256 * 4096.0 * 4096 / 2;
-  op.dgrad_flops = 2.5 * op.fwd_flops;
+  const auto op = gqa_attention_at_table_point();
   const auto t = c.time(op);
-  EXPECT_NEAR(t.fwd, 1e-3, 1e-12);
+  EXPECT_NEAR(t.fwd, 1e-3, 1e-12);  // the BF16 table's cell
   // Backward: FlashAttention-3 at 4K, forward 638 and backward 542 TFLOP/s on 2.5x the FLOPs: 2.5 x 638 / 542 =
   // 2.9428 times the forward.
   EXPECT_NEAR(t.dgrad, 1e-3 * 2.5 * 638 / 542, 1e-9);
@@ -116,11 +122,7 @@ TEST(MeasuredKernels, Fp8AttentionIsAnFp8ForwardAndABf16Backward) {
   k.measured = hand_tables();
   k.attention = AttentionKernel::flash_fp8;
   const OpCostModel c(kTableH100, nullptr, Precision::bf16, k, prov);
-  k3::model::Op op;
-  op.kind = k3::model::OpKind::AttentionCore;
-  op.shape = k3::model::AttentionShape{k3::model::AttentionKind::GQA, 16, 8, 128, 128, 4096, 1, true, 0, 0};
-  op.fwd_flops = 2.0 * 16 * 256 * 4096.0 * 4096 / 2;
-  op.dgrad_flops = 2.5 * op.fwd_flops;
+  const auto op = gqa_attention_at_table_point();
   const auto t = c.time(op);
   EXPECT_NEAR(t.fwd, 0.6e-3, 1e-12);
   EXPECT_NEAR(t.dgrad, 1e-3 * 2.5 * 638 / 542, 1e-9);
