@@ -57,8 +57,8 @@ KvCache kv_cache(const ModelSpec& spec, double cache_bytes_per_element) {
 }
 
 KvCacheBudget kv_budget(const ModelSpec& spec, double total_params, double context, const GpuMemory& gpu, int gpus,
-                        double weight_bytes_per_param, double reserve_fraction) {
-  const auto kv = kv_cache(spec);
+                        double weight_bytes_per_param, double reserve_fraction, double cache_bytes_per_element) {
+  const auto kv = kv_cache(spec, cache_bytes_per_element);
   KvCacheBudget b;
   b.model = spec.name;
   b.context = context;

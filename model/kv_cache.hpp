@@ -61,8 +61,9 @@ struct KvCacheBudget {
   double max_batch = 0;                       // whole sequences that fit (0 when weights alone do not fit)
 };
 
+// `cache_bytes_per_element`: 2 for a BF16 cache, 1 for FP8 (kv_cache()).
 KvCacheBudget kv_budget(const ModelSpec& spec, double total_params, double context, const GpuMemory& gpu, int gpus,
-                        double weight_bytes_per_param, double reserve_fraction);
+                        double weight_bytes_per_param, double reserve_fraction, double cache_bytes_per_element = 2);
 
 // The same model with its full-attention layers replaced by GQA (kv_heads, head_dim for q, k and v), as
 // the K3 notes compare: GQA8 128+128 and MFA 256+256 (an MQA with 256-dim heads).

@@ -27,13 +27,14 @@ nlohmann::json kv_budget_json(const std::vector<KvModel>& models, const std::vec
   j["gpu"] = {{"name", o.gpu.name}, {"hbm_bytes", o.gpu.hbm_bytes}, {"source", o.gpu.source}};
   j["gpus"] = o.gpus;
   j["weight_bytes_per_param"] = o.weight_bytes_per_param;
+  j["cache_bytes_per_element"] = o.cache_bytes_per_element;
   j["reserve_fraction"] = o.reserve_fraction;
   j["rows"] = nlohmann::json::array();
   for (const auto& m : models) {
-    const auto kv = model::kv_cache(m.spec);
+    const auto kv = model::kv_cache(m.spec, o.cache_bytes_per_element);
     for (const double c : contexts) {
       const auto b = model::kv_budget(m.spec, m.total_params, c, o.gpu, o.gpus, o.weight_bytes_per_param,
-                                      o.reserve_fraction);
+                                      o.reserve_fraction, o.cache_bytes_per_element);
       nlohmann::json row{{"model", m.spec.name}, {"note", m.note}, {"context", c},
                          {"kv_cache_bytes_per_token", kv.bytes_per_token},
                          {"state_bytes_per_sequence", kv.state_bytes_per_sequence},

@@ -30,6 +30,7 @@ struct KvBudgetOptions {
   double weight_bytes_per_param = 2;  // 2 = BF16, 1 = FP8
   double reserve_fraction = 0.1;      // of HBM kept for activations and runtime
   int batch = 0;                      // sequences to check against the memory left; 0 = none
+  double cache_bytes_per_element = 2; // of the MLA / GQA cache: 2 = BF16, 1 = FP8
 };
 
 // {"gpu": {...}, "gpus", "weight_bytes_per_param", "reserve_fraction", "rows": [...]} (reports/sections/kv.hpp).

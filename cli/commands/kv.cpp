@@ -28,6 +28,7 @@ struct KvOptions {
   int gpus = 64;
   int batch = 0;
   double weight_bytes = 2;
+  std::string cache = "bf16";
   double reserve = 0.1;
   bool json = false;
   std::string report;
@@ -45,6 +46,8 @@ void attach_kv(CLI::App& command, int& exit_status) {
   cmd->add_option("--gpus", opt->gpus, "GPUs holding one model replica (weights and cache spread evenly)");
   cmd->add_option("--batch", opt->batch, "sequences per replica to check against the memory left");
   cmd->add_option("--weight-bytes", opt->weight_bytes, "bytes per weight (2 = BF16, 1 = FP8)");
+  cmd->add_option("--kv-cache", opt->cache, "element of the KV cache: bf16 or fp8 (E4M3, as --kv-cache-dtype fp8_e4m3)")
+      ->check(CLI::IsMember({"bf16", "fp8"}));
   cmd->add_option("--reserve", opt->reserve, "fraction of HBM kept for activations and runtime (0 to 0.9)");
   cmd->add_flag("--json", opt->json, "print JSON to stdout");
   cmd->add_option("--report", opt->report, "write a self-contained HTML report to this file");
@@ -61,11 +64,13 @@ void attach_kv(CLI::App& command, int& exit_status) {
     const auto gpu_type = topo::find_gpu_type(opt->gpu, "--gpu");
     const model::GpuMemory gpu{gpu_type.name, gpu_type.hbm_bytes, gpu_type.source};
     const auto base = model::load_model(opt->target);
-    const nlohmann::json j = results::kv_budget_json(results::kv_models_with_baselines(base), *contexts,
-                                                     {gpu, opt->gpus, opt->weight_bytes, opt->reserve, opt->batch});
+    results::KvBudgetOptions budget{gpu, opt->gpus, opt->weight_bytes, opt->reserve, opt->batch};
+    budget.cache_bytes_per_element = opt->cache == "fp8" ? 1.0 : 2.0;
+    const nlohmann::json j = results::kv_budget_json(results::kv_models_with_baselines(base), *contexts, budget);
     if (!opt->json) {
-      fmt::print("{} x {} ({} HBM each, {}), weights {} B/param, {:.0f}% reserved\n", opt->gpus, gpu.name,
-                 core::format_bytes(gpu.hbm_bytes), gpu.source, opt->weight_bytes, opt->reserve * 100);
+      fmt::print("{} x {} ({} HBM each, {}), weights {} B/param, {} KV cache, {:.0f}% reserved\n", opt->gpus, gpu.name,
+                 core::format_bytes(gpu.hbm_bytes), gpu.source, opt->weight_bytes, opt->cache == "fp8" ? "FP8" : "BF16",
+                 opt->reserve * 100);
       fmt::print("{:<30} {:>14} {:>10} {:>12} {:>12} {:>12} {:>12} {:>10}\n", "model", "context", "KV/token",
                  "state/seq", "per seq", "weights/GPU", "free/GPU", "max batch");
       for (const auto& row : j.at("rows")) {

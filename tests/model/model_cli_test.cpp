@@ -115,6 +115,12 @@ TEST(KvCli, K3AgainstAlternatives) {
   const auto text = run_k3sim("kv k3 --context 1M --gpu h200");
   EXPECT_EQ(text.exit_status, 0);
   EXPECT_NE(text.out.find("H200-SXM"), std::string::npos);
+  // An FP8 cache (issue 49): K3's 24 MLA layers x 576 x 1 B = 13,824 B per token; its KDA states stay fp32 / BF16.
+  const auto fp8 = run_json("kv k3 --context 128K --gpu h200 --kv-cache fp8 --json");
+  EXPECT_EQ(fp8["cache_bytes_per_element"], 1.0);
+  EXPECT_EQ(fp8["rows"][0]["kv_cache_bytes_per_token"], 13824);
+  EXPECT_EQ(fp8["rows"][0]["state_bytes_per_sequence"], j["rows"][0]["state_bytes_per_sequence"]);
+  EXPECT_EQ(run_k3sim("kv k3 --kv-cache int8").exit_status, 2);
 }
 
 TEST(ModelCli, BadInputIsExitTwoWithFileKeyLineAndAllowed) {
