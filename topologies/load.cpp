@@ -133,12 +133,12 @@ std::string apply_job_gpus(const core::YamlValue& root, ClusterSpec& s) {
     want = g ? g->as_positive_int() : static_cast<long long>(s.nodes) * k;
     if (want % k != 0) {
       blame.fail(fmt::format("{} GPUs do not fill whole nodes of {} GPUs each (gpus_per_node)", want, k),
-              fmt::format("a multiple of {} up to {}", k, static_cast<long long>(s.nodes) * k));
+                 fmt::format("a multiple of {} up to {}", k, static_cast<long long>(s.nodes) * k));
     }
     used = want / k;
     if (used > s.nodes) {
       blame.fail(fmt::format("{} GPUs at {} per node need {} nodes, more than the cluster's {}", want, k, used, s.nodes),
-              fmt::format("a multiple of {} up to {}, or cluster.nodes: {}", k, static_cast<long long>(s.nodes) * k, used));
+                 fmt::format("a multiple of {} up to {}, or cluster.nodes: {}", k, static_cast<long long>(s.nodes) * k, used));
     }
   } else {
     want = g->as_positive_int();
