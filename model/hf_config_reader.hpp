@@ -1,5 +1,5 @@
 #pragma once
-// The config.json reader of hf_config.cpp: typed reads of one JSON object, each error naming the file, the key (with
+// The config.json reader of hf_config.cpp and hf_families.cpp: typed reads of one JSON object, each error naming the file, the key (with
 // its nested prefix) and the line the key stands on.
 #include <fmt/format.h>
 

@@ -172,6 +172,14 @@ void read_scheduler(const YamlValue& v, serve::SchedulerSpec& s) {
   if (auto t = v.find("two_batch_overlap")) s.two_batch_overlap = t->as_bool();
 }
 
+cost::Precision precision_of(const YamlValue& v) {
+  const auto name = v.as_enum({"bf16", "fp8", "mxfp8", "nvfp4"});
+  for (auto f : {cost::Precision::fp8, cost::Precision::mxfp8, cost::Precision::nvfp4}) {
+    if (cost::to_string(f) == name) return f;
+  }
+  return cost::Precision::bf16;
+}
+
 double element_bytes(const YamlValue& v) { return v.as_enum({"fp8", "bf16"}) == "fp8" ? 1.0 : 2.0; }
 
 }  // namespace
@@ -201,19 +209,15 @@ ServeScenario parse_serve_scenario(const std::string& yaml_text, const std::stri
     p->allow_only({"gemm", "weights", "dispatch", "combine", "kv_cache"});
     if (auto g = p->find("gemm")) {
       // Whether the GPU has MXFP8 or NVFP4 tensor cores is checked with the topology, as for training.
-      const auto name = g->as_enum({"bf16", "fp8", "mxfp8", "nvfp4"});
-      for (auto f : {cost::Precision::bf16, cost::Precision::fp8, cost::Precision::mxfp8, cost::Precision::nvfp4}) {
-        if (cost::to_string(f) == name) s.gemm_precision = b.precision.gemm = f;
-      }
+      s.gemm_precision = b.precision.gemm = precision_of(*g);
       b.precision_gemm_line = g->line();
     }
     // Stored weights: a block-scaled format with its scales (NVFP4 0.5 + 1/16 B, MXFP8 1 + 1/32 B per weight).
     if (auto w = p->find("weights")) {
-      const auto f = w->as_enum({"bf16", "fp8", "mxfp8", "nvfp4"});
-      s.weight_bytes_per_param = f == "bf16"  ? 2.0
-                                 : f == "fp8" ? 1.0
-                                              : cost::block_scaled_bytes_per_element(
-                                                    f == "nvfp4" ? cost::Precision::nvfp4 : cost::Precision::mxfp8);
+      const auto f = precision_of(*w);
+      s.weight_bytes_per_param = f == cost::Precision::bf16  ? 2.0
+                                 : f == cost::Precision::fp8 ? 1.0
+                                                             : cost::block_scaled_bytes_per_element(f);
     }
     // An FP8 dispatch carries one fp32 scale per 128 elements (DeepEP's low-latency and normal kernels).
     if (auto d = p->find("dispatch")) s.dispatch_bytes_per_element = element_bytes(*d) == 1.0 ? 1.0 + 4.0 / 128 : 2.0;
