@@ -107,8 +107,8 @@ void check_file(const std::filesystem::path& root, const std::filesystem::path& 
 
 }  // namespace
 
-std::vector<Violation> find_violations(const std::filesystem::path& root) {
-  std::vector<Violation> out;
+std::vector<std::filesystem::path> files_under(const std::filesystem::path& root,
+                                               bool (*keep)(const std::filesystem::path&)) {
   std::vector<std::filesystem::path> files;
   for (auto it = std::filesystem::recursive_directory_iterator(root); it != std::filesystem::recursive_directory_iterator();
        ++it) {
@@ -116,10 +116,15 @@ std::vector<Violation> find_violations(const std::filesystem::path& root) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->is_regular_file() && is_source(it->path())) files.push_back(it->path());
+    if (it->is_regular_file() && keep(it->path())) files.push_back(it->path());
   }
   std::sort(files.begin(), files.end());
-  for (const auto& f : files) check_file(root, f, out);
+  return files;
+}
+
+std::vector<Violation> find_violations(const std::filesystem::path& root) {
+  std::vector<Violation> out;
+  for (const auto& f : files_under(root, is_source)) check_file(root, f, out);
   return out;
 }
 

@@ -32,6 +32,11 @@ struct Violation {
   std::string text() const { return file + ":" + std::to_string(line) + ": includes \"" + included + "\": " + why; }
 };
 
+// The regular files under `root` that `keep` accepts, sorted. Build folders, .git, hidden and data folders are not
+// entered: besides holding no sources, the build tree is where other tests write and remove files meanwhile.
+std::vector<std::filesystem::path> files_under(const std::filesystem::path& root,
+                                               bool (*keep)(const std::filesystem::path&));
+
 // Reads every C++ and CUDA source under `root` (build folders, .git and data folders skipped) and lists
 // each include that goes up or sideways, or names a folder the table does not know.
 std::vector<Violation> find_violations(const std::filesystem::path& root);

@@ -94,14 +94,14 @@ TEST_F(LayeringOnATree, AnUnknownFolderIsNamed) {
 // tests/ whose code (before any //) names ../shared is a path the shipped tool would depend on.
 TEST(Layering, OnlyTestsReadTheSharedFolder) {
   std::string found;
-  for (const auto& entry : fs::recursive_directory_iterator(K3SIM_SOURCE_DIR)) {
-    const auto rel = fs::relative(entry.path(), K3SIM_SOURCE_DIR).generic_string();
-    const auto ext = entry.path().extension().string();
-    if (!entry.is_regular_file() || rel.rfind("tests/", 0) == 0 || rel.rfind("build", 0) == 0 || rel[0] == '.') continue;
-    if (ext != ".cpp" && ext != ".hpp" && ext != ".cu" && ext != ".cuh" && entry.path().filename() != "CMakeLists.txt") {
-      continue;
-    }
-    std::ifstream in(entry.path());
+  const auto code_or_cmake = [](const fs::path& p) {
+    const auto ext = p.extension().string();
+    return ext == ".cpp" || ext == ".hpp" || ext == ".cu" || ext == ".cuh" || p.filename() == "CMakeLists.txt";
+  };
+  for (const auto& file : files_under(K3SIM_SOURCE_DIR, code_or_cmake)) {
+    const auto rel = fs::relative(file, K3SIM_SOURCE_DIR).generic_string();
+    if (rel.rfind("tests/", 0) == 0) continue;
+    std::ifstream in(file);
     int number = 0;
     for (std::string line; std::getline(in, line);) {
       ++number;
