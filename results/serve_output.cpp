@@ -14,11 +14,13 @@ nlohmann::json stats_json(const serve::LatencyStats& s) {
 
 nlohmann::json breakdown_json(const serve::IterationTime& t) {
   return {{"total_s", t.total}, {"attention_s", t.attention}, {"routed_experts_s", t.experts},
-          {"other_compute_s", t.other_compute}, {"communication_s", t.communication}};
+          {"other_compute_s", t.other_compute}, {"communication_s", t.communication},
+          {"host_weights_s", t.host_weights}};
 }
 
 nlohmann::json kv_json(const serve::RankKvCapacity& k) {
   return {{"hbm_bytes_per_gpu", k.hbm_bytes_per_gpu}, {"weight_bytes_per_gpu", k.weight_bytes_per_gpu},
+          {"offloaded_weight_bytes_per_gpu", k.offloaded_bytes_per_gpu},
           {"reserve_bytes_per_gpu", k.reserve_bytes_per_gpu}, {"free_bytes_per_gpu", k.free_bytes_per_gpu},
           {"cache_bytes_per_token_per_gpu", k.cache_bytes_per_token_per_gpu},
           {"state_bytes_per_sequence_per_gpu", k.state_bytes_per_sequence_per_gpu}, {"page_tokens", k.page_tokens},
@@ -117,10 +119,11 @@ std::string serve_to_text(const serve::ServeResult& r) {
   for (const auto& p : r.phases) {
     const auto& b = p.mean_breakdown;
     line(fmt::format("{:<8} iteration {} mean over {} ({:.0f} {} per rank): attention {}, routed experts {}, other "
-                     "compute {}, all-to-all {} (before overlap)",
+                     "compute {}, all-to-all {} (before overlap){}",
                      p.phase, latency(p.mean_iteration_s), p.iterations, p.mean_tokens_per_rank,
                      p.phase == "decode" ? "sequences" : "prefill tokens", latency(b.attention), latency(b.experts),
-                     latency(b.other_compute), latency(b.communication)));
+                     latency(b.other_compute), latency(b.communication),
+                     b.host_weights > 0 ? ", weights from host memory " + latency(b.host_weights) : ""));
   }
   if (r.usd_per_million_output_tokens)
     line(fmt::format("cost              ${:.3f} per 1M output tokens", *r.usd_per_million_output_tokens));

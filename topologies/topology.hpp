@@ -54,6 +54,8 @@ struct GpuType {
   double mxfp8_flops_per_s = 0, nvfp4_flops_per_s = 0;
   double hbm_bytes = 0, hbm_bytes_per_s = 0;
   int sms = 0;
+  // GPU <-> host memory, per direction: PCIe on HGX boards, NVLink-C2C on Grace superchips; 0 where not stated.
+  double host_link_bytes_per_s = 0;
   std::string source;  // where the figures come from
 };
 

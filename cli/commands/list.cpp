@@ -20,6 +20,7 @@
 #include "sim/net/collectives/collective_spec.hpp"
 #include "sim/net/network_registry.hpp"
 #include "sim/parallel/schedule_registry.hpp"
+#include "sim/serve/overlap_options.hpp"
 #include "topologies/load.hpp"
 
 namespace k3::cli {
@@ -95,6 +96,8 @@ constexpr ListKind kKinds[] = {
      [] { return from_registry(model::recompute_modules()); }},
     {"collectives", "collective algorithms (`k3sim collective --algorithm`)",
      [] { return from_registry(net::collective_algorithms()); }},
+    {"overlaps", "what a serving iteration overlaps (serving scenario key `scheduler.overlap`, as a list)",
+     [] { return from_registry(serve::overlap_options()); }},
     {"gpus", "GPU types (a topology's node.gpu; topologies/gpu_types.yaml)", gpus},
     {"models", "model presets (scenario key `model`, `k3sim model`; model/presets/)", models},
     {"families", "config.json model families (a Hugging Face config.json as `model`, by its model_type)", families},

@@ -95,10 +95,12 @@ void add_result_sections(Report& report, const nlohmann::json& r, const std::str
                                                         {"routed experts", "routed_experts_s"},
                                                         {"other compute", "other_compute_s"},
                                                         {"all-to-all", "communication_s"},
+                                                        {"weights from host memory", "host_weights_s"},
                                                         {"iteration", "total_s"}};
   for (const auto& [name, field] : fields) parts.series.push_back({name, {}});
   Table t({{"Phase", ""}, {"Iterations", ""}, {"Mean iteration", "s"}, {"Work per rank", "tokens or sequences"},
-           {"Attention", "s"}, {"Routed experts", "s"}, {"Other compute", "s"}, {"All-to-all", "s"}});
+           {"Attention", "s"}, {"Routed experts", "s"}, {"Other compute", "s"}, {"All-to-all", "s"},
+           {"Weights from host memory", "s"}});
   const auto& phases = r.at("phases");
   for (std::size_t i = 0; i < phases.size(); ++i) {
     const auto& p = phases[i];
@@ -113,7 +115,8 @@ void add_result_sections(Report& report, const nlohmann::json& r, const std::str
                Cell::of_number(p.at("iterations").get<double>(), pk + "iterations"),
                Cell::of_number(p.at("mean_iteration_s").get<double>(), pk + "mean_iteration_s"),
                Cell::of_number(p.at("mean_work_per_rank").get<double>(), pk + "mean_work_per_rank"),
-               part("attention_s"), part("routed_experts_s"), part("other_compute_s"), part("communication_s")});
+               part("attention_s"), part("routed_experts_s"), part("other_compute_s"), part("communication_s"),
+               part("host_weights_s")});
   }
   if (!parts.categories.empty()) ph.chart(bar_chart(parts));
   ph.table(t);

@@ -10,6 +10,7 @@
 #include "core/registry.hpp"
 #include "core/text_file.hpp"
 #include "core/yaml_input.hpp"
+#include "sim/serve/overlap_options.hpp"
 
 namespace k3::input {
 
@@ -18,15 +19,26 @@ using core::YamlValue;
 
 namespace {
 
-serve::InstanceSpec read_instance(const YamlValue& v, int& instances) {
-  v.allow_only({"nodes", "attention_dp", "instances", "redundant_experts"});
+serve::InstanceSpec read_instance(const YamlValue& v, int& instances, std::vector<InstanceKeyLines>& lines,
+                                  bool decode, bool may_pipeline) {
+  v.allow_only({"nodes", "attention_dp", "moe_tp", "pp", "instances", "redundant_experts", "weight_offload_gb"});
   serve::InstanceSpec is;
   is.nodes = static_cast<int>(v.at("nodes").as_positive_int());
   is.attention_dp = static_cast<int>(v.at("attention_dp").as_positive_int());
+  if (auto t = v.find("moe_tp")) is.moe_tp = static_cast<int>(t->as_positive_int());
+  if (auto p = v.find("pp")) {
+    is.pp = static_cast<int>(p->as_positive_int());
+    if (is.pp > 1 && !may_pipeline)
+      p->fail("pipeline stages are modelled for prefill instances only",
+              "pp under deployment.prefill of a disaggregated deployment; 1 here");
+  }
   is.redundant_experts = static_cast<int>(v.int_or("redundant_experts", 0));
   if (is.redundant_experts < 0) v.at("redundant_experts").fail("must not be negative", "an integer >= 0");
   instances = static_cast<int>(v.int_or("instances", 1));
   if (instances < 1) v.at("instances").fail("must be at least 1", "an integer >= 1");
+  if (auto o = v.find("weight_offload_gb")) is.weight_offload_bytes_per_gpu = o->as_non_negative() * 1e9;
+  const auto where = [&v](const char* k) { return v.has(k) ? v.at(k).where() : v.where(); };
+  lines.push_back({decode, where("attention_dp"), where("moe_tp"), where("pp"), where("weight_offload_gb")});
   return is;
 }
 
@@ -160,8 +172,9 @@ void read_workload(const YamlValue& w, serve::ServeWorkload& out, const std::str
 }
 
 void read_scheduler(const YamlValue& v, serve::SchedulerSpec& s) {
-  v.allow_only({"prefill_token_budget", "max_running_per_rank", "page_tokens", "memory_reserve_fraction",
-                "two_batch_overlap"});
+  if (v.has("two_batch_overlap"))
+    v.at("two_batch_overlap").fail("is now part of scheduler.overlap", "scheduler.overlap: [two_batch] (or [] for none)");
+  v.allow_only({"prefill_token_budget", "max_running_per_rank", "page_tokens", "memory_reserve_fraction", "overlap"});
   if (auto b = v.find("prefill_token_budget")) s.prefill_token_budget = b->as_positive();
   if (auto m = v.find("max_running_per_rank")) s.max_running_per_rank = static_cast<int>(m->as_positive_int());
   if (auto p = v.find("page_tokens")) s.page_tokens = static_cast<int>(p->as_positive_int());
@@ -169,7 +182,16 @@ void read_scheduler(const YamlValue& v, serve::SchedulerSpec& s) {
     s.memory_reserve_fraction = r->as_non_negative();
     if (s.memory_reserve_fraction >= 1) r->fail("must be below 1", "a share in [0, 1)");
   }
-  if (auto t = v.find("two_batch_overlap")) s.two_batch_overlap = t->as_bool();
+  if (auto o = v.find("overlap")) {
+    if (!o->is_sequence() && !o->is_null())
+      o->fail("must be a list", "a list of " + core::entry_names(serve::overlap_options()) + ", e.g. [two_batch]");
+    s.two_batch_overlap = s.combine_with_down_gemm = false;
+    for (const auto& item : o->items()) {
+      const auto name = item.as_enum(core::entry_name_list(serve::overlap_options()));
+      const auto kind = core::find_entry(serve::overlap_options(), name)->overlap;
+      (kind == serve::Overlap::two_batch ? s.two_batch_overlap : s.combine_with_down_gemm) = true;
+    }
+  }
 }
 
 cost::Precision precision_of(const YamlValue& v) {
@@ -231,12 +253,13 @@ ServeScenario parse_serve_scenario(const std::string& yaml_text, const std::stri
   if (kind == "colocated") {
     dep.kind = serve::DeploymentKind::colocated;
     if (d.has("prefill") || d.has("decode")) d.fail("a colocated deployment has one instance type", "deployment.instance");
-    dep.prefill = dep.decode = read_instance(d.at("instance"), dep.prefill_instances);
+    dep.prefill = dep.decode =
+        read_instance(d.at("instance"), dep.prefill_instances, out.instance_lines, false, false);
   } else {
     dep.kind = serve::DeploymentKind::disaggregated;
     if (d.has("instance")) d.at("instance").fail("a disaggregated deployment names prefill and decode", "deployment.prefill and deployment.decode");
-    dep.prefill = read_instance(d.at("prefill"), dep.prefill_instances);
-    dep.decode = read_instance(d.at("decode"), dep.decode_instances);
+    dep.prefill = read_instance(d.at("prefill"), dep.prefill_instances, out.instance_lines, false, true);
+    dep.decode = read_instance(d.at("decode"), dep.decode_instances, out.instance_lines, true, false);
   }
   read_workload(doc.at("workload"), s.workload, source_name);
   if (auto sc = doc.find("scheduler")) read_scheduler(*sc, s.scheduler);
@@ -262,15 +285,42 @@ ServeScenario load_serve_scenario(const std::string& path, const std::vector<Ove
                               path, overrides);
 }
 
+ServeInputs resolve_serve_scenario(ServeScenario scenario, const std::string& profile_flag) {
+  ServeInputs out;
+  out.spec = std::move(scenario.spec);
+  out.inputs = resolve_scenario(std::move(scenario.base), profile_flag);
+  const int gpn = out.inputs.topology->gpus_per_node();
+  for (const auto& l : scenario.instance_lines) {
+    const auto& is = l.decode ? out.spec.deployment.decode : out.spec.deployment.prefill;
+    const int gpus = is.nodes * gpn;
+    auto check = [&](int degree, int of, const char* name, const core::InputLocation& at, const char* meaning) {
+      if (of % degree == 0) return;
+      const std::string whose = of == gpus ? fmt::format("the instance's {} GPUs ({} nodes of {})", gpus, is.nodes, gpn)
+                                           : fmt::format("the {} GPUs of each of its {} pipeline stages", of, is.pp);
+      throw InputError(at, fmt::format("{} {} does not divide {}", name, degree, whose),
+                       fmt::format("a divisor of {} ({})", of, meaning));
+    };
+    check(is.pp, gpus, "pp", l.pp, "pipeline stages of GPUs / pp each");
+    const int layers = static_cast<int>(out.inputs.model.layers.size());
+    if (is.pp > layers)
+      throw InputError(l.pp, fmt::format("{} pipeline stages for {} layers", is.pp, layers),
+                       fmt::format("at most {} stages", layers));
+    const int stage = gpus / is.pp;
+    check(is.attention_dp, stage, "attention_dp", l.attention_dp, "attention TP = GPUs / attention_dp");
+    check(is.moe_tp, stage, "moe_tp", l.moe_tp, "each expert split moe_tp ways; EP = GPUs / moe_tp");
+    const auto& gpu = out.inputs.topology->gpu_type();
+    if (is.weight_offload_bytes_per_gpu > 0 && gpu.host_link_bytes_per_s <= 0)
+      throw InputError(l.weight_offload, fmt::format("GPU type {} states no host link to stream weights over", gpu.name),
+                       "0 here, or a GPU type with host_link_bytes_per_s (topologies/README.md)");
+  }
+  return out;
+}
+
 ServeInputs load_serve_inputs(const std::string& path, const std::vector<std::string>& sets,
                               const std::string& profile_flag) {
   std::vector<Override> overrides;
   for (const auto& s : sets) overrides.push_back(parse_override(s));
-  ServeScenario sc = load_serve_scenario(path, overrides);
-  ServeInputs out;
-  out.spec = std::move(sc.spec);
-  out.inputs = resolve_scenario(std::move(sc.base), profile_flag);
-  return out;
+  return resolve_serve_scenario(load_serve_scenario(path, overrides), profile_flag);
 }
 
 }  // namespace k3::input

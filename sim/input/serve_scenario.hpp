@@ -5,16 +5,24 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "sim/input/scenario.hpp"
 #include "sim/input/scenario_inputs.hpp"
 #include "sim/serve/serve_spec.hpp"
 
 namespace k3::input {
 
+// Where an instance type's shape keys sit, for the checks that need the topology's GPUs per node.
+struct InstanceKeyLines {
+  bool decode = false;
+  core::InputLocation attention_dp, moe_tp, pp, weight_offload;  // the key, or the instance's map if left out
+};
+
 struct ServeScenario {
   Scenario base;           // model, cluster, profile and source; its training settings are unused
   serve::ServeSpec spec;
   std::string yaml_text;   // after overrides
+  std::vector<InstanceKeyLines> instance_lines;
 };
 
 // Whether the YAML file is a serving scenario (it has a top-level `deployment:`); InputError when it cannot be read.
@@ -28,6 +36,10 @@ struct ServeInputs {
   ScenarioInputs inputs;   // model, topology, profile
   serve::ServeSpec spec;
 };
+// Resolves the model, topology and profile, and checks each instance type against them (pp divides its GPUs and is
+// at most the model's layers; attention DP and MoE TP divide a stage's GPUs); InputError at the key's line
+// otherwise.
+ServeInputs resolve_serve_scenario(ServeScenario scenario, const std::string& profile_flag = {});
 ServeInputs load_serve_inputs(const std::string& path, const std::vector<std::string>& sets,
                               const std::string& profile_flag = {});
 

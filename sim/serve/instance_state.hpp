@@ -54,6 +54,7 @@ struct Instance {
   long step = 0;
   std::vector<Chunk> chunks;         // of the iteration in flight
   std::vector<int> decoding;         // running sequences per rank in the iteration in flight
+  core::Seconds pipeline_drain_s = 0;  // pp stages: from the iteration's end until its batch leaves the last stage
 };
 
 }  // namespace k3::serve

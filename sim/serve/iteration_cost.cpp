@@ -50,12 +50,24 @@ Op priced_by_roofline(Op op) {
 IterationCostModel::IterationCostModel(const model::ModelSpec& spec, const topo::Topology& topology,
                                        const cost::OpCostModel& cost, InstanceCostOptions options)
     : spec_(spec), topo_(topology), cost_(cost), opt_(std::move(options)) {
+  const int all = static_cast<int>(opt_.gpus.size());
+  const int pp = opt_.instance.pp;
+  auto refuse = [&](const char* key, int degree, int gpus, const char* allowed) {
+    throw core::InputError({"", key, 0},
+                           std::string(key).substr(std::string(key).rfind('.') + 1) + " " + std::to_string(degree) +
+                               " does not divide the " + std::to_string(gpus) + " GPUs of " +
+                               (pp > 1 ? "a pipeline stage" : "the instance"),
+                           allowed);
+  };
+  if (pp < 1 || all % pp != 0 || pp > static_cast<int>(spec_.layers.size()))
+    refuse("deployment.pp", pp, all, "a divisor of nodes x GPUs per node, at most the model's layers");
+  stage_gpus_.assign(opt_.gpus.begin(), opt_.gpus.begin() + all / pp);
   const int g = gpus();
   if (g < 1 || opt_.instance.attention_dp < 1 || g % opt_.instance.attention_dp != 0)
-    throw core::InputError({"", "deployment.attention_dp", 0},
-                           "attention_dp " + std::to_string(opt_.instance.attention_dp) + " does not divide the " +
-                               std::to_string(g) + " GPUs of the instance",
-                           "a divisor of nodes x GPUs per node");
+    refuse("deployment.attention_dp", opt_.instance.attention_dp, g, "a divisor of nodes x GPUs per node / pp");
+  if (opt_.instance.moe_tp < 1 || g % opt_.instance.moe_tp != 0)
+    refuse("deployment.moe_tp", opt_.instance.moe_tp, g,
+           "a divisor of nodes x GPUs per node / pp (1: one EP group over the instance)");
   tp_ = g / opt_.instance.attention_dp;
   nodes_ = std::max(1, g / topology.gpus_per_node());
   if (opt_.network == nullptr) opt_.network = &net::default_network_model();
@@ -87,9 +99,17 @@ IterationTime IterationCostModel::compute(const BatchShape& s) {
 
   // Layers of one kind cost the same: cost each kind once.
   std::map<std::tuple<int, std::string, int, int>, HalfCost> full, half;
-  std::vector<IterationStage> micro_batch;  // with two-batch overlap: one half batch's stages, every block in turn
+  // Per pipeline stage (one without pp): its blocks' stages, for two-batch overlap one half batch's, every block
+  // in turn; without it, where the combine goes in pieces, the whole batch's.
+  struct PipelineStage {
+    std::vector<IterationStage> micro_batch, whole_batch;
+    core::Seconds one_batch = 0;
+    bool in_pieces = false;
+  };
+  const int pp = opt_.instance.pp;
+  const int layers = static_cast<int>(spec_.layers.size());
+  std::vector<PipelineStage> pipeline(static_cast<std::size_t>(pp));
   bool communicates = false;
-  core::Seconds one_batch = 0;
   for (const auto& b : blocks) {
     int window = 0, chunk = 0;
     if (b.role == model::BlockRole::Layer) {
@@ -104,6 +124,11 @@ IterationTime IterationCostModel::compute(const BatchShape& s) {
       if (opt_.mtp_draft_tokens == 0 || s.decode_sequences <= 0 || b.layer > 1) continue;
       repeats = opt_.mtp_draft_tokens;
     }
+    // Layers split evenly over the stages in order; the embedding on the first, the head on the last.
+    const int at = b.role == model::BlockRole::Embedding ? 0
+                   : b.role == model::BlockRole::Layer   ? (b.layer - 1) * pp / layers
+                                                         : pp - 1;
+    auto& st = pipeline[static_cast<std::size_t>(at)];
     const auto key = std::make_tuple(static_cast<int>(b.role), b.kind, window, chunk);
     auto cost_at = [&](auto& cache, double f) -> const HalfCost& {
       auto it = cache.find(key);
@@ -112,19 +137,59 @@ IterationTime IterationCostModel::compute(const BatchShape& s) {
     };
     const HalfCost& c = cost_at(full, 1.0);
     communicates = communicates || (model::has_expert_dispatch(b) && c.comm > 0);
-    one_batch += repeats * (c.compute + c.comm);
+    st.one_batch += repeats * (c.compute + c.comm);
     if (opt_.two_batch_overlap) {
       const HalfCost& h = cost_at(half, 0.5);
-      for (int r = 0; r < repeats; ++r) micro_batch.insert(micro_batch.end(), h.stages.begin(), h.stages.end());
+      for (int r = 0; r < repeats; ++r) st.micro_batch.insert(st.micro_batch.end(), h.stages.begin(), h.stages.end());
+    } else if (opt_.combine_with_down_gemm) {
+      for (int r = 0; r < repeats; ++r) st.whole_batch.insert(st.whole_batch.end(), c.stages.begin(), c.stages.end());
     }
+    for (const auto& piece : c.stages) st.in_pieces = st.in_pieces || piece.pieces > 1;
     total.attention += repeats * c.parts.attention;
     total.experts += repeats * c.parts.experts;
     total.other_compute += repeats * c.parts.other_compute;
     total.communication += repeats * c.parts.communication;
   }
+  const double offload = opt_.instance.weight_offload_bytes_per_gpu;
+  if (offload > 0) {
+    K3SIM_ASSERT(opt_.host_link_bytes_per_s > 0, "weights offloaded on a GPU with no host link");
+    total.host_weights = offload / opt_.host_link_bytes_per_s;
+  }
   // Two-batch overlap where there is an all-to-all to hide (SGLang enables it for MoE models over DeepEP).
-  total.total = opt_.two_batch_overlap && communicates ? two_batch_iteration(micro_batch, opt_.comm_sm_slowdown) : one_batch;
+  for (const auto& st : pipeline) {
+    core::Seconds t = st.one_batch;
+    if (opt_.two_batch_overlap && communicates) {
+      t = iteration_on_streams(st.micro_batch, 2, opt_.comm_sm_slowdown);
+    } else if (st.in_pieces) {
+      t = iteration_on_streams(st.whole_batch, 1, opt_.comm_sm_slowdown);
+    }
+    // A new batch enters the pipeline as soon as its slowest stage is free; one batch passes every stage and each
+    // hop between them (the stage's activations, sent point to point by every GPU to its peer at once).
+    t += total.host_weights;
+    total.total = std::max(total.total, t);
+    total.latency += t;
+  }
+  if (pp > 1) {
+    total.latency += (pp - 1) * stage_send(s.instance_tokens * spec_.hidden * 2 / gpus());
+    // The parts as one stage's mean share, comparable with `total`, the time a stage takes per batch.
+    for (auto* part : {&total.attention, &total.experts, &total.other_compute, &total.communication}) *part /= pp;
+  }
   return total;
+}
+
+// The activations a GPU of one stage sends its peer in the next stage (the first GPU of each), alone on the network.
+core::Seconds IterationCostModel::stage_send(double bytes) {
+  if (bytes <= 0) return 0;
+  const auto key = std::make_tuple(5, bucket(bytes), 0);
+  if (auto it = collectives_.find(key); it != collectives_.end()) return it->second;
+  net::CollectiveSpec c;
+  c.op = net::CollectiveOp::sendrecv;
+  c.algorithm = net::CollectiveAlgorithm::flat;
+  c.ranks = {opt_.gpus.front(), opt_.gpus[stage_gpus_.size()]};
+  c.bytes = rounded(bytes);
+  const core::Seconds t = net::simulate_collective(topo_, c, *opt_.network, opt_.efficiency).time_s;
+  collectives_.emplace(key, t);
+  return t;
 }
 
 IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock& block, const BatchShape& s,
@@ -136,17 +201,28 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
   const auto& m = spec_.moe;
   const double experts = std::max(1, m.routed_experts), k = std::max(1, m.experts_per_token);
   const bool low_latency = s.prefill_tokens <= 0;
+  const int moe_tp = opt_.instance.moe_tp;
+  // The combine sent expert by expert under the down GEMM: DeepEP's low-latency combine polls one signal per local
+  // expert that the GEMM raises when the expert's rows are done, so the GEMM is its own stage and the combine comes
+  // in as many pieces as the GPU holds experts.
+  const bool combine_in_pieces = opt_.combine_with_down_gemm && low_latency && moe_tp == 1;
+  const int expert_signals = std::max(
+      1, static_cast<int>(std::lround((experts + opt_.instance.redundant_experts) / std::max(1.0, gpus))));
   // One stage per run of compute between communication kernels, in the block's op order.
-  const auto stage = [&out](core::Seconds t, bool communication) {
-    if (!communication && !out.stages.empty() && !out.stages.back().communication) {
+  const auto stage = [&out](core::Seconds t, bool communication, bool own = false, int pieces = 1) {
+    if (!communication && !own && !out.stages.empty() && !out.stages.back().communication) {
       out.stages.back().seconds += t;
     } else {
-      out.stages.push_back({t, communication});
+      out.stages.push_back({t, communication, pieces});
     }
   };
+  // The next compute after the down GEMM starts a stage of its own too.
+  bool after_down_gemm = false;
   auto add = [&](const Op& op, core::Seconds t) {
     out.compute += t;
-    stage(t, false);
+    const bool down_gemm = combine_in_pieces && op.name == "routed_down";
+    stage(t, false, down_gemm || after_down_gemm);
+    after_down_gemm = down_gemm;
     switch (op.kind) {
       case OpKind::AttentionCore:
       case OpKind::KdaChunkScan: out.parts.attention += t; break;
@@ -162,6 +238,19 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
       const auto& c = std::get<model::CommShape>(raw.shape);
       const double per_gpu_tokens = s.instance_tokens * f / gpus;
       const double token_bytes = c.elements_per_copy * c.bytes_per_element;
+      if (moe_tp > 1) {
+        // Every GPU computes its expert shards for the tokens of all ranks: gathered before, reduce-scattered after
+        // (NCCL rings). With one attention rank the tokens are already on every GPU and the TP all-reduce below sums
+        // the expert outputs.
+        const double t = opt_.instance.attention_dp > 1
+                             ? ring_collective(raw.name == "combine", s.instance_tokens * f * token_bytes)
+                             : 0.0;
+        out.comm += t;
+        out.parts.communication += t;
+        if (t > 0) stage(t, true);
+        after_down_gemm = false;
+        continue;
+      }
       // Normal mode sends one copy per destination GPU (and one per node over RDMA); low-latency one per
       // (token, expert).
       const double gpu_copies = low_latency ? k : gpus * (1 - std::pow(1 - 1 / gpus, k));
@@ -170,7 +259,8 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
                                 per_gpu_tokens * node_hit * token_bytes);
       out.comm += t;
       out.parts.communication += t;
-      stage(t, true);
+      stage(t, true, false, after_down_gemm && raw.name == "combine" ? expert_signals : 1);
+      after_down_gemm = false;
       continue;
     }
     if (raw.kind == OpKind::AttentionCore) {
@@ -228,11 +318,13 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
       continue;
     }
     if (raw.routed) {
-      // Copies reaching one GPU from all ranks, and the local experts some token chose.
-      const double copies = s.instance_tokens * f * k / gpus;
+      // Copies reaching one GPU from all ranks (all of its EP rank's: each of the moe_tp GPUs holding a slice of
+      // an expert sees all its tokens), and the local experts some token chose.
+      const double ep = gpus / moe_tp;
+      const double copies = s.instance_tokens * f * k / ep;
       Op o = model::scale_routed(raw, copies / (rank_tokens * k));
       if (raw.kind == OpKind::ExpertGemm) {
-        const double local = (experts + opt_.instance.redundant_experts) / gpus;
+        const double local = (experts + opt_.instance.redundant_experts) / ep;
         const double touched = 1 - std::exp(-s.instance_tokens * f * k / experts);
         const double weights = raw.weight_bytes / experts * local * touched;
         o.read_bytes -= o.weight_bytes - weights;
@@ -241,7 +333,10 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
           e->experts = std::max(1, static_cast<int>(std::lround(local)));
           e->tokens_per_expert = copies / std::max(1.0, local);
         }
+        o = workload::shard_for_tp(o, moe_tp);
       }
+      // The activation between the up and down GEMMs is as wide as the slice of the expert a GPU holds.
+      if (raw.name == "routed_activation") o = workload::shard_for_tp(o, moe_tp, /*sequence_parallel=*/true);
       add(o, cost_.time(o).fwd + cost_.time(o).fwd_quant);
       continue;
     }
@@ -280,7 +375,7 @@ core::Seconds IterationCostModel::simulated_alltoall(int grid, bool low_latency,
   net::CollectiveSpec c;
   c.op = net::CollectiveOp::alltoall;
   c.algorithm = low_latency ? net::CollectiveAlgorithm::deepep_ll : net::CollectiveAlgorithm::deepep;
-  c.ranks = opt_.gpus;
+  c.ranks = stage_gpus_;
   c.bytes = bytes;
   if (!low_latency && nodes_ > 1) {
     const std::size_t n = c.ranks.size();
@@ -288,6 +383,20 @@ core::Seconds IterationCostModel::simulated_alltoall(int grid, bool low_latency,
     const double to_node = std::clamp(rounded(node_ratio) * bytes, per_gpu, per_gpu * topo_.gpus_per_node());
     c.node_bytes.assign(n * static_cast<std::size_t>(nodes_), to_node);
   }
+  const core::Seconds t = net::simulate_collective(topo_, c, *opt_.network, opt_.efficiency).time_s;
+  collectives_.emplace(key, t);
+  return t;
+}
+
+core::Seconds IterationCostModel::ring_collective(bool reduce_scatter, double bytes) {
+  if (bytes <= 0) return 0;
+  const auto key = std::make_tuple(reduce_scatter ? 4 : 3, bucket(bytes), 0);
+  if (auto it = collectives_.find(key); it != collectives_.end()) return it->second;
+  net::CollectiveSpec c;
+  c.op = reduce_scatter ? net::CollectiveOp::reducescatter : net::CollectiveOp::allgather;
+  c.algorithm = net::CollectiveAlgorithm::ring;
+  c.ranks = stage_gpus_;
+  c.bytes = rounded(bytes);
   const core::Seconds t = net::simulate_collective(topo_, c, *opt_.network, opt_.efficiency).time_s;
   collectives_.emplace(key, t);
   return t;

@@ -7,11 +7,18 @@
 //   GQA reading each sequence's KV once per step however many tokens MTP verifies, KDA as its recurrent
 //   update reading and writing each sequence's state;
 // - routed experts at the copies that reach one GPU (uniform over experts: EPLB's goal), reading the
-//   weights of only the local experts some token chose (1 - exp(-copies per expert) of them);
+//   weights of only the local experts some token chose (1 - exp(-copies per expert) of them), each expert
+//   split moe_tp ways;
 // - the dispatch and combine of every MoE layer timed as a DeepEP normal (prefill) or low-latency (decode)
-//   all-to-all on the instance's GPUs, alone on the network;
+//   all-to-all on the instance's GPUs, or with moe_tp > 1 as a ring all-gather and reduce-scatter, alone on the
+//   network;
 // - two-batch overlap: the batch in two halves, every block's compute and communication of each half simulated on
-//   one GPU's compute and communication streams, communication holding SMs while it runs (two_batch_overlap.hpp).
+//   one GPU's compute and communication streams, communication holding SMs while it runs (two_batch_overlap.hpp);
+//   and in decode, optionally, the combine sent expert by expert under the down GEMM on the same streams.
+// - weights kept in host memory read over each GPU's host link by every forward, before anything overlaps (vLLM's
+//   --cpu-offload-gb reads them through unified memory as the kernels run);
+// - with pp stages (pipeline-parallel prefill), the layers split evenly over GPUs / pp each: a batch enters every
+//   slowest stage's time and ends after all stages and the activations' hops between them.
 // Times are memoised on the batch shape rounded to 1/32 of an octave (2.2%), so long traces stay fast; the
 // all-to-alls are simulated a quarter octave apart and interpolated.
 #include <map>
@@ -40,12 +47,15 @@ struct BatchShape {
   double instance_tokens = 0;    // all ranks: prefill tokens + decode sequences x tokens per step
 };
 
+// With pp stages the parts are one stage's mean share of the batch's work (the whole forward's / pp).
 struct IterationTime {
-  core::Seconds total = 0;
+  core::Seconds total = 0;         // until the instance takes the next batch (with pp: its slowest stage's time)
+  core::Seconds latency = 0;       // until the batch's last stage ends (with pp: every stage and hop; else total)
   core::Seconds attention = 0;     // attention cores, KDA state updates
   core::Seconds experts = 0;       // routed-expert GEMMs and their activations
   core::Seconds other_compute = 0; // projections, shared experts, norms, router, head
   core::Seconds communication = 0; // dispatch + combine (+ TP all-reduce), before overlap
+  core::Seconds host_weights = 0;  // offloaded weights read over the host link, per stage, not overlapped
 };
 
 struct InstanceCostOptions {
@@ -54,6 +64,9 @@ struct InstanceCostOptions {
   const net::NetworkModelEntry* network = nullptr;
   net::LinkEfficiency efficiency;
   bool two_batch_overlap = true;
+  // The combine of a decode step (DeepEP low-latency, moe_tp 1) sends each local expert's rows as soon as the down
+  // GEMM signals that expert done (SGLang's single-batch overlap: sgl-project/sglang#9660, deepseek-ai/DeepEP#483).
+  bool combine_with_down_gemm = false;
   // Compute beside a running communication kernel is this many times slower (its SMs are held: 132 / 112 for
   // DeepEP's 20 of an H100's 132); 1: communication takes no SMs.
   double comm_sm_slowdown = 1;
@@ -62,6 +75,7 @@ struct InstanceCostOptions {
   double dispatch_bytes_per_element = 1;
   double combine_bytes_per_element = 2;
   double kv_cache_bytes_per_element = 2;  // what decode attention reads per cached element
+  double host_link_bytes_per_s = 0;       // the GPU's, for instance.weight_offload_bytes_per_gpu
 };
 
 class IterationCostModel {
@@ -73,7 +87,8 @@ class IterationCostModel {
   IterationTime time(const BatchShape& shape);
   // Tokens one decode step verifies per sequence.
   int tokens_per_step() const { return 1 + opt_.mtp_draft_tokens; }
-  int gpus() const { return static_cast<int>(opt_.gpus.size()); }
+  // GPUs of one pipeline stage (of the instance without pp): what the experts and all-to-alls span.
+  int gpus() const { return static_cast<int>(stage_gpus_.size()); }
   int tp() const { return tp_; }
   std::size_t memo_size() const { return memo_.size(); }
 
@@ -88,11 +103,15 @@ class IterationCostModel {
   core::Seconds alltoall(double bytes_per_gpu, bool low_latency, double node_bytes);
   core::Seconds simulated_alltoall(int grid, bool low_latency, double node_ratio);
   core::Seconds tp_allreduce(double bytes);
+  core::Seconds stage_send(double bytes);
+  // An NCCL ring all-gather (reduce-scatter) over the instance's GPUs of `bytes` per GPU's output (input).
+  core::Seconds ring_collective(bool reduce_scatter, double bytes);
 
   const model::ModelSpec& spec_;
   const topo::Topology& topo_;
   const cost::OpCostModel& cost_;
   InstanceCostOptions opt_;
+  std::vector<topo::GpuId> stage_gpus_;  // the first pipeline stage's; every stage is costed alike on these
   int tp_ = 1;
   int nodes_ = 1;
   std::map<std::tuple<int, int, int, int, int, int>, IterationTime> memo_;

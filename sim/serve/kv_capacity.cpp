@@ -25,6 +25,8 @@ std::string memory_remedies(const KvCapacityOptions& o) {
   std::vector<std::string> r{"more nodes per instance"};
   if (o.weight_bytes_per_param > 1) r.push_back("FP8 weights (precision.weights: fp8)");
   if (o.instance.attention_dp > 1) r.push_back("attention TP (a smaller attention_dp)");
+  if (o.prefill && o.instance.pp == 1) r.push_back("pipeline stages (deployment.prefill.pp)");
+  if (o.instance.weight_offload_bytes_per_gpu <= 0) r.push_back("weights in host memory (weight_offload_gb)");
   if (o.reserve_fraction > 0) r.push_back("a smaller scheduler.memory_reserve_fraction");
   return core::join_allowed(r);
 }
@@ -42,12 +44,17 @@ KvCapacityOptions kv_capacity_options(const ServeSpec& spec, const InstanceSpec&
   o.page_tokens = spec.scheduler.page_tokens;
   o.mtp_loaded = mtp_loaded;
   o.kv_cache_bytes_per_element = spec.kv_cache_bytes_per_element;
+  o.prefill = &is == &spec.deployment.prefill && spec.deployment.kind == DeploymentKind::disaggregated;
   return o;
 }
 
 RankKvCapacity rank_kv_capacity(const model::ModelSpec& spec, const KvCapacityOptions& o,
                                 const core::InputLocation& where) {
-  const int tp = std::max(1, o.gpus / std::max(1, o.instance.attention_dp));
+  // With pp stages each GPU holds its stage's layers: 1/pp of the weights and of every cache and state (the layers
+  // split evenly; the embedding and head are counted as spread too).
+  const double pp = std::max(1, o.instance.pp);
+  const int stage_gpus = std::max(1, o.gpus / static_cast<int>(pp));
+  const int tp = std::max(1, stage_gpus / std::max(1, o.instance.attention_dp));
   model::MicroBatch mb;
   mb.seq = 1;
   double replicated = 0, routed = 0;
@@ -60,7 +67,14 @@ RankKvCapacity rank_kv_capacity(const model::ModelSpec& spec, const KvCapacityOp
   RankKvCapacity c;
   c.page_tokens = o.page_tokens;
   c.hbm_bytes_per_gpu = o.hbm_bytes_per_gpu;
-  c.weight_bytes_per_gpu = (replicated / tp + routed_copies / o.gpus) * o.weight_bytes_per_param;
+  const core::Bytes weights = (replicated / tp + routed_copies / stage_gpus) / pp * o.weight_bytes_per_param;
+  c.offloaded_bytes_per_gpu = o.instance.weight_offload_bytes_per_gpu;
+  if (c.offloaded_bytes_per_gpu > weights)
+    throw core::InputError(where,
+                           fmt::format("weight_offload_gb {:.1f} GB is more than the {:.1f} GB of weights a GPU holds",
+                                       c.offloaded_bytes_per_gpu / 1e9, weights / 1e9),
+                           fmt::format("at most {:.1f}", weights / 1e9));
+  c.weight_bytes_per_gpu = weights - c.offloaded_bytes_per_gpu;
   c.reserve_bytes_per_gpu = o.reserve_fraction * o.hbm_bytes_per_gpu;
   c.free_bytes_per_gpu = o.hbm_bytes_per_gpu - c.weight_bytes_per_gpu - c.reserve_bytes_per_gpu;
   if (c.free_bytes_per_gpu <= 0)
@@ -72,9 +86,10 @@ RankKvCapacity rank_kv_capacity(const model::ModelSpec& spec, const KvCapacityOp
                            memory_remedies(o));
   const model::KvCache kv = model::kv_cache(spec, o.kv_cache_bytes_per_element);
   const bool mla_cache = spec.count_layers(model::AttentionKind::MLA) > 0;
-  const double cache_split = mla_cache ? 1 : tp;
+  const double cache_split = (mla_cache ? 1 : tp) * pp;
   c.cache_bytes_per_token_per_gpu = kv.bytes_per_token / cache_split;
-  c.state_bytes_per_sequence_per_gpu = (kv.recurrent_state_bytes_per_sequence + kv.conv_state_bytes_per_sequence) / tp;
+  c.state_bytes_per_sequence_per_gpu =
+      (kv.recurrent_state_bytes_per_sequence + kv.conv_state_bytes_per_sequence) / (tp * pp);
   for (const auto& l : kv.bounded) c.bounded_per_gpu.push_back({l.bytes_per_token / cache_split, l.max_tokens});
   c.pages = c.free_bytes_per_gpu / (c.page_tokens * std::max(1.0, c.cache_bytes_per_token_per_gpu));
   return c;

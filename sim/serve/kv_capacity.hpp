@@ -1,7 +1,8 @@
 #pragma once
 // What one attention-DP rank of an instance can hold: HBM per GPU minus its weights (attention, dense and
 // shared-expert weights on every rank, sharded TP ways inside it; routed experts, EPLB's redundant copies
-// included, spread over the instance's GPUs) minus the reserve, in KV pages. MLA's latent cache is
+// included, spread over the instance's GPUs; with pp stages, a stage's share of each) minus the reserve, in KV
+// pages. MLA's latent cache is
 // replicated over a rank's TP GPUs (every head reads all of it); GQA caches and KDA states are split by head.
 #include <string>
 #include <vector>
@@ -15,7 +16,8 @@ namespace k3::serve {
 
 struct RankKvCapacity {
   core::Bytes hbm_bytes_per_gpu = 0;
-  core::Bytes weight_bytes_per_gpu = 0;
+  core::Bytes weight_bytes_per_gpu = 0;            // resident in HBM
+  core::Bytes offloaded_bytes_per_gpu = 0;         // kept in host memory (weight_offload_gb)
   core::Bytes reserve_bytes_per_gpu = 0;
   core::Bytes free_bytes_per_gpu = 0;            // for KV pages and states
   core::Bytes cache_bytes_per_token_per_gpu = 0;   // layers whose cache grows with the whole context
@@ -39,6 +41,7 @@ struct KvCapacityOptions {
   int page_tokens = 64;
   bool mtp_loaded = false;            // the MTP module's weights are resident (MTP speculative decoding)
   double kv_cache_bytes_per_element = 2;  // BF16; 1 for an FP8 cache
+  bool prefill = false;               // a disaggregated deployment's prefill instance (it may take pp stages)
 };
 
 // The options a serving scenario gives an instance of `is` on `gpus` GPUs of `hbm_bytes_per_gpu` each.

@@ -12,12 +12,22 @@
 
 namespace k3::serve {
 
-// One model instance: an EP group over `nodes` whole nodes whose attention runs data-parallel
-// (`attention_dp` ranks, each with its own batch and KV cache) with TP = GPUs / attention_dp inside a rank.
+// One model instance over `nodes` whole nodes whose attention runs data-parallel (`attention_dp` ranks, each
+// with its own batch and KV cache) with TP = GPUs / attention_dp inside a rank. Its routed experts are split
+// `moe_tp` ways each (expert tensor parallelism) over EP groups of GPUs / moe_tp: moe_tp 1 is one EP group
+// over the instance (DeepEP's all-to-alls); above 1 the tokens of every rank are gathered onto every GPU and
+// the expert outputs reduce-scattered back (SGLang's and vLLM's MoE without DeepEP, `--moe-tp-size`).
 struct InstanceSpec {
   int nodes = 1;
   int attention_dp = 8;
+  int moe_tp = 1;
+  // Prefill only: pipeline stages, each on GPUs / pp of the instance with the layers split evenly (the attention DP
+  // ranks and the MoE groups above are a stage's); chunks of long prompts follow each other through the stages.
+  int pp = 1;
   int redundant_experts = 0;  // EPLB replicas beyond the model's experts, spread over the instance's GPUs
+  // Weights each GPU keeps in host memory (vLLM's and SGLang's --cpu-offload-gb, here in GB = 1e9 B), read over
+  // the GPU's host link by every forward as it runs (unified memory), so they add to each iteration.
+  double weight_offload_bytes_per_gpu = 0;
 };
 
 enum class DeploymentKind { colocated, disaggregated };
@@ -65,7 +75,9 @@ struct SchedulerSpec {
   int max_running_per_rank = 256;      // decode sequences per attention-DP rank
   int page_tokens = 64;                // KV cache page (block) size
   double memory_reserve_fraction = 0.1;  // HBM kept for activations, CUDA graphs and the runtime
+  // scheduler.overlap (overlap_options.hpp)
   bool two_batch_overlap = true;       // SGLang/DeepSeek TBO: two micro-batches, compute overlaps the all-to-all
+  bool combine_with_down_gemm = false; // SGLang's single-batch overlap: decode's combine under the down GEMM
 };
 
 struct Slo {

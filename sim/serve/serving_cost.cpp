@@ -17,11 +17,13 @@ InstanceCostOptions instance_cost_options(const ServeSpec& spec, const ServingIn
   o.efficiency = in.efficiency;
   o.comm_sm_slowdown = in.comm_sm_slowdown;
   o.two_batch_overlap = spec.scheduler.two_batch_overlap;
+  o.combine_with_down_gemm = spec.scheduler.combine_with_down_gemm;
   o.mtp_draft_tokens = decode ? spec.workload.mtp_draft_tokens : 0;
   o.weight_bytes_per_param = spec.weight_bytes_per_param;
   o.dispatch_bytes_per_element = spec.dispatch_bytes_per_element;
   o.combine_bytes_per_element = spec.combine_bytes_per_element;
   o.kv_cache_bytes_per_element = spec.kv_cache_bytes_per_element;
+  o.host_link_bytes_per_s = in.topology->gpu_type().host_link_bytes_per_s;
   return o;
 }
 

@@ -221,6 +221,7 @@ class ServingRun {
     if (shape.instance_tokens <= 0) return;  // idle until something arrives
     if (inst.decode) sample_kv();
     const IterationTime t = inst.cost->time(shape);
+    inst.pipeline_drain_s = std::max(0.0, t.latency - t.total);
     record_phase(inst, shape, t);
     inst.busy = true;
     sim_.schedule_after(SimTime::from_seconds(t.total), [this, i] { end_iteration(i); }, kIterationEnd);
@@ -244,6 +245,7 @@ class ServingRun {
     ph.mean_breakdown.experts += t.experts;
     ph.mean_breakdown.other_compute += t.other_compute;
     ph.mean_breakdown.communication += t.communication;
+    ph.mean_breakdown.host_weights += t.host_weights;
     if (d) {
       decode_batch_weighted_ += per_rank * t.total;
       decode_time_ += t.total;
@@ -284,20 +286,34 @@ class ServingRun {
       rank.queued_tokens -= c.tokens;
       if (q.done < q.r.prompt_tokens) continue;
       rank.prefill.erase(std::find(rank.prefill.begin(), rank.prefill.end(), c.id));
-      q.first_token = t;
-      if (in_window(t)) input_tokens_ += q.r.prompt_tokens, output_tokens_ += 1;
-      if (q.r.output_tokens <= 1) {
-        rank.kv_used -= q.prefill_bytes;
-        finish(c.id);
-      } else if (inst.decode) {
-        start_running(inst, rank, c.id);
+      // Through a pipeline the prompt's last chunk still has the later stages to pass; the next batch need not wait.
+      if (inst.pipeline_drain_s > 0) {
+        sim_.schedule_after(SimTime::from_seconds(inst.pipeline_drain_s),
+                            [this, i, r = c.rank, id = c.id] { prefilled(i, r, id); }, kIterationEnd);
       } else {
-        const int id = c.id;
-        sim_.schedule_after(SimTime::from_seconds(kv_transfer_s(q)), [this, id] { transferred(id); }, kTransferEnd);
+        prefilled(i, c.rank, c.id);
       }
     }
     inst.busy = false;
     start_iteration(i);
+  }
+
+  // The prompt's last token is computed: its first token is out.
+  void prefilled(int i, int r, int id) {
+    auto& inst = instances_[static_cast<std::size_t>(i)];
+    Rank& rank = inst.ranks[static_cast<std::size_t>(r)];
+    auto& q = reqs_[static_cast<std::size_t>(id)];
+    const double t = now();
+    q.first_token = t;
+    if (in_window(t)) input_tokens_ += q.r.prompt_tokens, output_tokens_ += 1;
+    if (q.r.output_tokens <= 1) {
+      rank.kv_used -= q.prefill_bytes;
+      finish(id);
+    } else if (inst.decode) {
+      start_running(inst, rank, id);
+    } else {
+      sim_.schedule_after(SimTime::from_seconds(kv_transfer_s(q)), [this, id] { transferred(id); }, kTransferEnd);
+    }
   }
 
   // The prompt's KV (and state) from a prefill GPU to a decode GPU over RDMA, each GPU of a TP rank sending
@@ -439,7 +455,7 @@ ServeResult ServingRun::summarise() {
     ph.mean_iteration_s /= n;
     ph.mean_tokens_per_rank /= n;
     auto& b = ph.mean_breakdown;
-    b.total /= n, b.attention /= n, b.experts /= n, b.other_compute /= n, b.communication /= n;
+    b.total /= n, b.attention /= n, b.experts /= n, b.other_compute /= n, b.communication /= n, b.host_weights /= n;
     out.phases.push_back(ph);
   }
   out.prefill_kv = prefill_kv_;

@@ -35,24 +35,44 @@ class CommunicationStream final : public exec::CollectiveLauncher {
 
 }  // namespace
 
-core::Seconds two_batch_iteration(const std::vector<IterationStage>& stages, double comm_sm_slowdown) {
+core::Seconds iteration_on_streams(const std::vector<IterationStage>& stages, int micro_batches,
+                                   double comm_sm_slowdown) {
+  K3SIM_ASSERT(micro_batches == 1 || micro_batches == 2, "an iteration runs as one or two micro-batches");
   workload::PassProgram program;
   program.gpus = {0};
   std::vector<SimTime> durations;
-  for (int micro_batch = 0; micro_batch < 2; ++micro_batch) {
+  for (int micro_batch = 0; micro_batch < micro_batches; ++micro_batch) {
     workload::PassThread thread;
-    for (const auto& stage : stages) {
-      const SimTime t = SimTime::from_seconds(stage.seconds);
-      if (!stage.communication) {
-        thread.steps.emplace_back(workload::ComputeStep{t, "compute"});
-        continue;
-      }
+    auto issue = [&](SimTime t) {
       workload::CollectiveCall call;
       call.label = "micro-batch communication";
       const int c = program.add_collective(std::move(call), {micro_batch});
       durations.push_back(t);
       thread.steps.emplace_back(workload::IssueStep{c});
-      thread.steps.emplace_back(workload::WaitStep{c});
+      return c;
+    };
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+      const auto& stage = stages[i];
+      if (!stage.communication) {
+        // A compute stage that a communication in pieces follows is issued piece by piece with it.
+        const bool split = i + 1 < stages.size() && stages[i + 1].communication && stages[i + 1].pieces > 1;
+        if (!split) thread.steps.emplace_back(workload::ComputeStep{SimTime::from_seconds(stage.seconds), "compute"});
+        continue;
+      }
+      const int pieces = std::max(1, stage.pieces);
+      if (pieces == 1) {
+        thread.steps.emplace_back(workload::WaitStep{issue(SimTime::from_seconds(stage.seconds))});
+        continue;
+      }
+      K3SIM_ASSERT(i > 0 && !stages[i - 1].communication, "a communication in pieces follows a compute stage");
+      const SimTime compute = SimTime::from_seconds(stages[i - 1].seconds / pieces);
+      const SimTime piece = SimTime::from_seconds(stage.seconds / pieces);
+      std::vector<int> sent;
+      for (int p = 0; p < pieces; ++p) {
+        thread.steps.emplace_back(workload::ComputeStep{compute, "compute"});
+        sent.push_back(issue(piece));
+      }
+      for (int c : sent) thread.steps.emplace_back(workload::WaitStep{c});
     }
     program.threads.push_back(std::move(thread));
   }

@@ -16,9 +16,18 @@ namespace k3::serve {
 struct IterationStage {
   core::Seconds seconds = 0;
   bool communication = false;
+  // Communication only: sent in this many equal pieces, piece i once the compute stage just before it has done
+  // i / pieces of its work, and waited for only after the last (the combine polling the down GEMM's per-expert
+  // signals: scheduler.overlap combine_with_down_gemm). 1: issued after that compute ends and waited for at once.
+  int pieces = 1;
 };
 
-// How long an iteration of two micro-batches takes, each running `stages` (one micro-batch's, in order).
-core::Seconds two_batch_iteration(const std::vector<IterationStage>& stages, double comm_sm_slowdown);
+// How long an iteration of `micro_batches` (1 or 2) micro-batches takes, each running `stages` (one
+// micro-batch's, in order). With one micro-batch and no stage in pieces, the sum of the stages.
+core::Seconds iteration_on_streams(const std::vector<IterationStage>& stages, int micro_batches,
+                                   double comm_sm_slowdown);
+inline core::Seconds two_batch_iteration(const std::vector<IterationStage>& stages, double comm_sm_slowdown) {
+  return iteration_on_streams(stages, 2, comm_sm_slowdown);
+}
 
 }  // namespace k3::serve

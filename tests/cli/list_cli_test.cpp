@@ -50,9 +50,13 @@ TEST(ListCli, OneKindAndAnUnknownKind) {
   EXPECT_EQ(r.exit_status, 0);
   EXPECT_NE(r.out.find("dualpipe"), std::string::npos);
   EXPECT_EQ(r.out.find("analytical"), std::string::npos);  // networks are not listed
+  // Serving's overlaps (scheduler.overlap), from their registry.
+  const auto o = run_k3sim("list overlaps");
+  EXPECT_EQ(o.exit_status, 0);
+  EXPECT_NE(o.out.find("combine_with_down_gemm"), std::string::npos) << o.out;
   const auto bad = run_k3sim("list packets");
   EXPECT_EQ(bad.exit_status, 2);
-  EXPECT_NE(bad.err.find("networks, schedules, recompute, collectives, gpus, models, families, topologies"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("networks, schedules, recompute, collectives, overlaps, gpus, models, families, topologies"), std::string::npos) << bad.err;
 }
 
 TEST(ListCli, HelpCarriesEachSubcommandsDescription) {

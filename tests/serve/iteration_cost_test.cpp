@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.hpp"
 #include "model/model_spec.hpp"
+#include "sim/net/network_factory.hpp"
 #include "sim/serve/iteration_cost.hpp"
 #include "sim/serve/kv_capacity.hpp"
 #include "sim/serve/request_stream.hpp"
@@ -54,6 +56,104 @@ TEST(IterationCost, AbsorbedMlaDecodeOverALongContext) {
               1e-9);
 }
 
+// Issue 49: an MoE TP group inside the instance. With moe_tp 16 on 16 GPUs (attention DP 16, so attention TP 1)
+// every GPU holds a sixteenth of each of DeepSeek-V3's 256 experts. Each of the 58 MoE layers gathers the 1,024
+// tokens of all ranks onto every GPU, 1,024 x 7,168 x (1 + 4/128) B = 7.57 MB of FP8 with its scales as each
+// GPU's all-gather output, and reduce-scatters the BF16 outputs, 1,024 x 7,168 x 2 B = 14.7 MB of input per GPU:
+// two NCCL rings over the 16 GPUs, and no TP all-reduce (attention TP 1). The sizes are rounded to 1/32 of an
+// octave (at most 1.1%), the ring's time affine in them.
+TEST(IterationCost, ExpertTensorParallelGathersTheTokensAndReduceScattersTheOutputs) {
+  auto in = small_serving(kThousandTokenPrompts);
+  const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
+  k3::serve::InstanceCostOptions o;
+  o.instance = in.spec.deployment.decode;
+  for (int g = 0; g < 16; ++g) o.gpus.push_back(static_cast<k3::topo::GpuId>(g));
+  o.efficiency = cost->efficiency;
+  o.network = in.spec.network;
+  o.two_batch_overlap = false;
+  o.dispatch_bytes_per_element = 1 + 4.0 / 128;
+  o.combine_bytes_per_element = 2;
+  k3::serve::BatchShape s;
+  s.decode_sequences = 64;
+  s.decode_context = 64 * 1000.0;
+  s.instance_tokens = 1024;
+  auto ring = [&](k3::net::CollectiveOp op, double bytes) {
+    k3::net::CollectiveSpec c;
+    c.op = op;
+    c.algorithm = k3::net::CollectiveAlgorithm::ring;
+    c.ranks = o.gpus;
+    c.bytes = bytes;
+    return k3::net::simulate_collective(*in.inputs.topology, c, *o.network, o.efficiency).time_s;
+  };
+  const double gather = ring(k3::net::CollectiveOp::allgather, 1024 * 7168 * (1 + 4.0 / 128));
+  const double scatter = ring(k3::net::CollectiveOp::reducescatter, 1024 * 7168 * 2.0);
+  o.instance.moe_tp = 16;
+  k3::serve::IterationCostModel tp(in.inputs.model, *in.inputs.topology, *cost->cost, o);
+  EXPECT_NEAR(tp.time(s).communication, 58 * (gather + scatter), 0.012 * 58 * (gather + scatter));
+  // The expert GEMMs' math per GPU is the same either way (16 times the tokens on a sixteenth of the width), and
+  // so are the weight bytes (all 256 slices of a sixteenth against 16 whole experts): what moe_tp 16 adds is the
+  // sort and the weighted sum over all 8,192 routed rows instead of 512, so its expert time is not below EP's.
+  o.instance.moe_tp = 1;
+  k3::serve::IterationCostModel ep(in.inputs.model, *in.inputs.topology, *cost->cost, o);
+  EXPECT_GE(tp.time(s).experts, ep.time(s).experts);
+  // A degree that does not divide the instance's GPUs is refused, naming the key.
+  o.instance.moe_tp = 3;
+  try {
+    k3::serve::IterationCostModel bad(in.inputs.model, *in.inputs.topology, *cost->cost, o);
+    ADD_FAILURE() << "moe_tp 3 of 16 GPUs accepted";
+  } catch (const k3::core::InputError& e) {
+    EXPECT_EQ(e.where().key, "deployment.moe_tp");
+  }
+}
+
+// Issue 49: the combine under the down GEMM. DeepSeek-V3 decode on 16 H100 (16 local experts per GPU, so 16
+// pieces), 64 sequences per rank, no two-batch overlap. Overlapping can only hide communication: the step gets
+// shorter, by less than the combines take in all (58 layers; half of the all-to-all time, the dispatch's FP8 rows
+// being about half the BF16 combine's: 7,168 x 1.03 B against 7,168 x 2 B).
+TEST(IterationCost, TheCombineUnderTheDownGemmHidesPartOfIt) {
+  auto in = small_serving(kThousandTokenPrompts, {{"scheduler.overlap", "[]"}});
+  const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
+  const auto serving = cost->inputs(in.inputs.model, *in.inputs.topology);
+  const auto plain = k3::serve::decode_rate(serving, in.spec, 64, 2000);
+  in.spec.scheduler.combine_with_down_gemm = true;
+  const auto overlapped = k3::serve::decode_rate(serving, in.spec, 64, 2000);
+  EXPECT_LT(overlapped.iteration.total, plain.iteration.total);
+  EXPECT_GT(overlapped.iteration.total, plain.iteration.total - plain.iteration.communication);
+  EXPECT_DOUBLE_EQ(overlapped.iteration.communication, plain.iteration.communication);
+}
+
+// The stages of one batch are its whole forward split: without two-batch overlap the stage times add up to the model
+// on one stage's GPUs, plus the hop (each GPU sends its 1/8 of 4,096 x 7,168 x 2 B to its peer on the next node).
+TEST(IterationCost, PipelineStagesSplitTheForward) {
+  auto in = small_serving(kThousandTokenPrompts, {{"scheduler.overlap", "[]"}});
+  const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
+  k3::serve::InstanceCostOptions o;
+  o.efficiency = cost->efficiency;
+  o.network = in.spec.network;
+  o.two_batch_overlap = false;
+  o.instance.attention_dp = 8;
+  for (int g = 0; g < 16; ++g) o.gpus.push_back(static_cast<k3::topo::GpuId>(g));
+  o.instance.pp = 2;
+  k3::serve::IterationCostModel piped(in.inputs.model, *in.inputs.topology, *cost->cost, o);
+  o.gpus.resize(8);
+  o.instance.pp = 1;
+  k3::serve::IterationCostModel whole(in.inputs.model, *in.inputs.topology, *cost->cost, o);
+  k3::serve::BatchShape b;
+  b.prefill_tokens = 512;
+  b.prefill_pairs = 512.0 * 512 / 2;
+  b.instance_tokens = 4096;
+  k3::net::CollectiveSpec c;
+  c.op = k3::net::CollectiveOp::sendrecv;
+  c.algorithm = k3::net::CollectiveAlgorithm::flat;
+  c.ranks = {0, 8};
+  c.bytes = 4096 * 7168 * 2.0 / 8;
+  const double hop = k3::net::simulate_collective(*in.inputs.topology, c, *o.network, o.efficiency).time_s;
+  const auto p = piped.time(b), w = whole.time(b);
+  EXPECT_NEAR(p.latency, w.total + hop, 0.011 * hop);  // the hop's size rounded to 1/32 of an octave
+  EXPECT_LT(p.total, w.total);
+  EXPECT_GE(p.total, w.total / 2);
+}
+
 TEST(IterationCost, ExpectedTokensPerStepFollowsTheAcceptanceChain) {
   k3::serve::ServeWorkload w;
   w.mtp_draft_tokens = 2;
@@ -86,6 +186,22 @@ TEST(KvCapacity, DeepSeekV3OnTwoH100NodesInFp8) {
   const auto fp8 = k3::serve::rank_kv_capacity(in.inputs.model, o, {});
   EXPECT_DOUBLE_EQ(fp8.cache_bytes_per_token_per_gpu, 35136.0);
   EXPECT_DOUBLE_EQ(fp8.weight_bytes_per_gpu, c.weight_bytes_per_gpu);
+}
+
+// Issue 49: two pipeline stages of 8 GPUs (attention DP 8) hold half of everything: 40.9 GB of routed experts per
+// GPU as before (8 GPUs, half the layers) and half of the 17.1 GB the rest takes: 49.4 GB; half the 70,272 B per
+// token of MLA cache.
+TEST(KvCapacity, PipelineStagesHoldTheirLayers) {
+  const auto in = small_serving(kThousandTokenPrompts);
+  k3::serve::KvCapacityOptions o;
+  o.instance.attention_dp = 8;
+  o.instance.pp = 2;
+  o.gpus = 16;
+  o.hbm_bytes_per_gpu = in.inputs.topology->gpu_type().hbm_bytes;
+  o.weight_bytes_per_param = 1;
+  const auto c = k3::serve::rank_kv_capacity(in.inputs.model, o, {});
+  EXPECT_NEAR(c.weight_bytes_per_gpu / 1e9, 49.4, 0.6);
+  EXPECT_DOUBLE_EQ(c.cache_bytes_per_token_per_gpu, 35136.0);
 }
 
 // Llama 4 Maverick on one 8-GPU TP instance: a chunked layer holds the tokens since its chunk began, at most

@@ -22,11 +22,7 @@ inline std::string small_serving_yaml(const std::string& workload) {
 }
 
 inline input::ServeInputs small_serving(const std::string& workload, const std::vector<input::Override>& sets = {}) {
-  auto sc = input::parse_serve_scenario(small_serving_yaml(workload), "small.yaml", sets);
-  input::ServeInputs in;
-  in.spec = std::move(sc.spec);
-  in.inputs = input::resolve_scenario(std::move(sc.base), "");
-  return in;
+  return input::resolve_serve_scenario(input::parse_serve_scenario(small_serving_yaml(workload), "small.yaml", sets));
 }
 
 }  // namespace k3::test

@@ -96,6 +96,78 @@ TEST(ServeScenario, StreamsBeyondTheSizeLimitsAreRefusedUpFront) {
       "ok.yaml"));
 }
 
+// Issue 49: an MoE TP group inside the instance. The degree is checked against the instance's GPUs once the
+// topology is known (2 H100 nodes: 16 GPUs), naming the key and its line.
+TEST(ServeScenario, MoeTpMustDivideTheInstancesGpus) {
+  const auto in = k3::test::small_serving(kHundredTokenPrompts, {{"deployment.decode.moe_tp", "4"}});
+  EXPECT_EQ(in.spec.deployment.decode.moe_tp, 4);
+  EXPECT_EQ(in.spec.deployment.prefill.moe_tp, 1);
+  try {
+    k3::test::small_serving(kHundredTokenPrompts, {{"deployment.prefill.moe_tp", "6"}});
+    ADD_FAILURE() << "moe_tp 6 of 16 GPUs accepted";
+  } catch (const k3::core::InputError& e) {
+    EXPECT_EQ(e.where().file, "--set on small.yaml");
+    EXPECT_EQ(e.where().key, "deployment.prefill.moe_tp");
+    EXPECT_NE(e.allowed().find("a divisor of 16"), std::string::npos) << e.allowed();
+  }
+  // Written in the file, the error gives its line: the prefill map is line 8 of the fixture.
+  std::string yaml = k3::test::small_serving_yaml(kHundredTokenPrompts);
+  const std::string prefill = "prefill: {nodes: 2, attention_dp: 16}";
+  yaml.replace(yaml.find(prefill), prefill.size(), "prefill: {nodes: 2, attention_dp: 16, moe_tp: 6}");
+  try {
+    k3::input::resolve_serve_scenario(k3::input::parse_serve_scenario(yaml, "small.yaml"));
+    ADD_FAILURE() << "moe_tp 6 of 16 GPUs accepted";
+  } catch (const k3::core::InputError& e) {
+    EXPECT_EQ(e.where().file, "small.yaml");
+    EXPECT_EQ(e.where().key, "deployment.prefill.moe_tp");
+    EXPECT_EQ(e.where().line, 8);
+  }
+}
+
+// Issue 49: scheduler.overlap, a list of registered overlaps; the old boolean is refused naming its successor.
+// Pipeline stages: prefill instances only; a stage's GPUs must take the attention DP ranks.
+TEST(ServeScenario, PipelineStagesArePrefillsAndSplitTheGpus) {
+  auto key_of = [](const std::vector<k3::input::Override>& sets) -> std::string {
+    try {
+      k3::test::small_serving(kHundredTokenPrompts, sets);
+    } catch (const k3::core::InputError& e) {
+      return e.where().key;
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(key_of({{"deployment.decode.pp", "2"}}), "deployment.decode.pp");
+  // 16 GPUs in 2 stages of 8 cannot hold 16 attention ranks each; in 3 stages they do not split.
+  EXPECT_EQ(key_of({{"deployment.prefill.pp", "2"}}), "deployment.prefill.attention_dp");
+  EXPECT_EQ(key_of({{"deployment.prefill.pp", "3"}, {"deployment.prefill.attention_dp", "1"}}), "deployment.prefill.pp");
+  EXPECT_EQ(key_of({{"deployment.prefill.pp", "2"}, {"deployment.prefill.attention_dp", "8"}}), "accepted");
+}
+
+TEST(ServeScenario, OverlapIsAListOfRegisteredNames) {
+  const std::string yaml = k3::test::small_serving_yaml(kHundredTokenPrompts);
+  auto spec = k3::input::parse_serve_scenario(yaml, "small.yaml").spec;
+  EXPECT_TRUE(spec.scheduler.two_batch_overlap);
+  EXPECT_FALSE(spec.scheduler.combine_with_down_gemm);
+  spec = k3::input::parse_serve_scenario(yaml, "small.yaml", {{"scheduler.overlap", "[combine_with_down_gemm]"}}).spec;
+  EXPECT_FALSE(spec.scheduler.two_batch_overlap);
+  EXPECT_TRUE(spec.scheduler.combine_with_down_gemm);
+  spec = k3::input::parse_serve_scenario(yaml, "small.yaml", {{"scheduler.overlap", "[]"}}).spec;
+  EXPECT_FALSE(spec.scheduler.two_batch_overlap || spec.scheduler.combine_with_down_gemm);
+  try {
+    k3::input::parse_serve_scenario(yaml, "small.yaml", {{"scheduler.overlap", "[three_batch]"}});
+    ADD_FAILURE() << "three_batch accepted";
+  } catch (const k3::core::InputError& err) {
+    EXPECT_EQ(err.where().key.rfind("scheduler.overlap", 0), 0u) << err.where().key;
+    EXPECT_NE(err.allowed().find("combine_with_down_gemm"), std::string::npos) << err.allowed();
+  }
+  try {
+    k3::input::parse_serve_scenario(yaml, "small.yaml", {{"scheduler.two_batch_overlap", "true"}});
+    ADD_FAILURE() << "two_batch_overlap accepted";
+  } catch (const k3::core::InputError& err) {
+    EXPECT_EQ(err.where().key, "scheduler.two_batch_overlap");
+    EXPECT_NE(err.allowed().find("scheduler.overlap: [two_batch]"), std::string::npos) << err.allowed();
+  }
+}
+
 TEST(ServeScenario, ColocatedTakesOneInstanceType) {
   const std::string yaml =
       "model: deepseek-v3\ncluster: {topology: h100-rail, nodes: 4}\n"

@@ -76,6 +76,77 @@ TEST(ServingSimulator, LoneRequestsTakeOnePrefillThenOneDecodeIterationPerToken)
   EXPECT_NEAR(r.e2e.p50, r.ttft.p50 + 9 * step, 1e-9);
 }
 
+// Issue 49: pipeline-parallel prefill. The prefill instance's 16 GPUs as 2 stages of 8 (attention DP 8 each), one
+// 20,000-token prompt every 100 s in chunks of the 8,192-token budget: 8,192, 8,192 and 3,616 tokens. Each chunk
+// enters when the one before has left the slowest stage (an iteration's `total`), and the last reaches its first
+// token after all stages and the hop between them (its `latency`): prefill = t1 + t2 + latency3. The chunks' pairs:
+// 8,192^2 / 2; 8,192 x 8,192 + 8,192^2 / 2; 3,616 x 16,384 + 3,616^2 / 2.
+TEST(ServingSimulator, PipelinedPrefillChunksFollowEachOtherThroughTheStages) {
+  auto in = small_serving(
+      "workload:\n  arrival: {kind: poisson, rate_per_s: 0.01}\n  prompt_tokens: 20000\n  output_tokens: 10\n"
+      "  duration_s: 1000\n",
+      {{"deployment.prefill.pp", "2"}, {"deployment.prefill.attention_dp", "8"}});
+  const auto r = run(in);
+  ASSERT_GT(r.measured, 3);
+  const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
+  const auto serving = cost->inputs(in.inputs.model, *in.inputs.topology);
+  std::vector<k3::topo::GpuId> gpus;
+  for (int g = 0; g < 16; ++g) gpus.push_back(static_cast<k3::topo::GpuId>(g));
+  k3::serve::IterationCostModel m(in.inputs.model, *in.inputs.topology, *cost->cost,
+                                  k3::serve::instance_cost_options(in.spec, serving, in.spec.deployment.prefill, gpus,
+                                                                   false));
+  ASSERT_EQ(m.gpus(), 8);
+  auto chunk = [&](double tokens, double done, bool last) {
+    k3::serve::BatchShape b;
+    b.prefill_tokens = b.instance_tokens = tokens;
+    b.prefill_pairs = tokens * done + tokens * tokens / 2;
+    b.prefill_last_chunks = last ? 1 : 0;
+    return m.time(b);
+  };
+  const auto t1 = chunk(8192, 0, false), t2 = chunk(8192, 8192, false), t3 = chunk(3616, 16384, true);
+  EXPECT_GT(t3.latency, t3.total);
+  EXPECT_NEAR(r.ttft.p50 - r.decode_wait.p50, t1.total + t2.total + t3.latency, 1e-9);
+}
+
+// Issue 49: weights in host memory. DeepSeek-V3's prefill on one H100 node (8 GPUs, attention DP 8): 653.9B routed
+// parameters / 8 + 17.1B on every GPU = 98.8 GB of FP8 weights per 80 GB GPU, refused, with the offload among the
+// remedies. Keeping 30 GB per GPU in host memory leaves 68.8 GB resident, 8 GB reserve, 3.2 GB for KV; every prefill
+// iteration then reads the 30 GB over PCIe Gen5 x16 (64 GB/s per direction): 0.469 s.
+TEST(ServingSimulator, APrefillInstanceRunsWithPartOfItsWeightsInHostMemory) {
+  const char* workload =
+      "workload:\n  arrival: {kind: poisson, rate_per_s: 0.5}\n  prompt_tokens: 1000\n  output_tokens: 4\n"
+      "  duration_s: 20\n";
+  const std::vector<k3::input::Override> one_node{{"deployment.prefill.nodes", "1"},
+                                                  {"deployment.prefill.attention_dp", "8"}};
+  try {
+    run(small_serving(workload, one_node));
+    ADD_FAILURE() << "98.8 GB of weights on an 80 GB GPU accepted";
+  } catch (const k3::core::InputError& e) {
+    EXPECT_NE(e.allowed().find("weight_offload_gb"), std::string::npos) << e.allowed();
+  }
+  auto sets = one_node;
+  sets.push_back({"deployment.prefill.weight_offload_gb", "30"});
+  const auto r = run(small_serving(workload, sets));
+  EXPECT_NEAR(r.prefill_kv.offloaded_bytes_per_gpu, 30e9, 1.0);
+  EXPECT_NEAR(r.prefill_kv.weight_bytes_per_gpu / 1e9, 68.8, 0.6);
+  bool prefilled = false;
+  for (const auto& p : r.phases) {
+    if (p.phase != "prefill") continue;
+    prefilled = true;
+    EXPECT_NEAR(p.mean_breakdown.host_weights, 30e9 / 64e9, 1e-12);
+    EXPECT_GT(p.mean_iteration_s, 30e9 / 64e9);
+  }
+  EXPECT_TRUE(prefilled);
+  // More than the GPU holds is refused, naming the most it can be.
+  sets.back() = {"deployment.prefill.weight_offload_gb", "120"};
+  try {
+    run(small_serving(workload, sets));
+    ADD_FAILURE() << "120 GB offloaded of 98.8";
+  } catch (const k3::core::InputError& e) {
+    EXPECT_NE(e.allowed().find("at most 98."), std::string::npos) << e.allowed();
+  }
+}
+
 TEST(ServingSimulator, ThroughputGrowsWithTheRateThenSaturates) {
   std::vector<double> out;
   for (double rate : {1.0, 2.0, 512.0, 1024.0}) {

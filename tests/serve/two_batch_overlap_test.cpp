@@ -40,4 +40,20 @@ TEST(TwoBatchOverlap, AQueuedKernelWaitsForTheOneBefore) {
   EXPECT_NEAR(two_batch_iteration(stages, 1.0), 11 * kMs, 1e-12);
 }
 
+// Issue 49: the combine sent expert by expert under the down GEMM (scheduler.overlap combine_with_down_gemm), one
+// micro-batch. An 8 ms GEMM and a 4 ms combine in 4 pieces: GEMM quarters of 2 ms, combine pieces of 1 ms, each
+// piece sent once its quarter is done.
+TEST(TwoBatchOverlap, ACombineInPiecesRunsUnderTheDownGemm) {
+  const std::vector<IterationStage> stages{{8 * kMs, false}, {4 * kMs, true, 4}};
+  // No SMs held: quarters end at 2, 4, 6, 8 ms; pieces run 2-3, 4-5, 6-7, 8-9. 9 ms against 12 one after the other.
+  EXPECT_NEAR(k3::serve::iteration_on_streams(stages, 1, 1.0), 9 * kMs, 1e-12);
+  // The combine holding half the SMs (slowdown 2): quarter 1 ends at 2; piece 1 runs 2-3, so quarter 2 does half
+  // of 1 ms there and its other 1.5 ms after: ends at 4.5. Piece 2 4.5-5.5, quarter 3 ends 7; piece 3 7-8, quarter
+  // 4 ends 9.5; piece 4 9.5-10.5.
+  EXPECT_NEAR(k3::serve::iteration_on_streams(stages, 1, 2.0), 10.5 * kMs, 1e-11);
+  // In one piece it is the plain sequence: 8 + 4 ms.
+  const std::vector<IterationStage> whole{{8 * kMs, false}, {4 * kMs, true}};
+  EXPECT_NEAR(k3::serve::iteration_on_streams(whole, 1, 2.0), 12 * kMs, 1e-12);
+}
+
 }  // namespace
