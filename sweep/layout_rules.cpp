@@ -31,6 +31,7 @@ double parameter_state_bytes(const train::StepSpec& step, const train::StepPlan&
     m.zero_stage = L.zero_stage;
     m.optimizer = step.optimizer.kind;
     m.moment_bytes = step.optimizer.moment_bytes;
+    m.optimizer_offload_fraction = step.optimizer.offload_fraction;
     double dense = 0, muon = 0;
     for (int s : stage_ids) {
       for (int b : c.stages[static_cast<std::size_t>(s)].blocks) {

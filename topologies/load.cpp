@@ -15,7 +15,7 @@ namespace {
 
 GpuType parse_gpu_type(const std::string& name, const core::YamlValue& v) {
   v.allow_only({"bf16_flops_per_s", "fp8_flops_per_s", "mxfp8_flops_per_s", "nvfp4_flops_per_s", "hbm_bytes",
-                "hbm_bytes_per_s", "sms", "host_link_bytes_per_s", "source"});
+                "hbm_bytes_per_s", "sms", "host_link_bytes_per_s", "host_memory_bytes_per_s", "source"});
   GpuType t;
   t.name = name;
   t.bf16_flops_per_s = v.at("bf16_flops_per_s").as_positive();
@@ -28,6 +28,7 @@ GpuType parse_gpu_type(const std::string& name, const core::YamlValue& v) {
   t.sms = static_cast<int>(v.at("sms").as_positive_int());
   // Optional: a GPU type that states none cannot stream weights from host memory (serving's weight_offload_gb).
   if (auto h = v.find("host_link_bytes_per_s")) t.host_link_bytes_per_s = h->as_non_negative();
+  if (auto h = v.find("host_memory_bytes_per_s")) t.host_memory_bytes_per_s = h->as_non_negative();
   t.source = v.at("source").as_string();
   return t;
 }

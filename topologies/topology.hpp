@@ -56,6 +56,8 @@ struct GpuType {
   int sms = 0;
   // GPU <-> host memory, per direction: PCIe on HGX boards, NVLink-C2C on Grace superchips; 0 where not stated.
   double host_link_bytes_per_s = 0;
+  // The host's DRAM bandwidth per GPU on the vendor's reference system (an optimizer step run on the CPU); 0: none.
+  double host_memory_bytes_per_s = 0;
   std::string source;  // where the figures come from
 };
 

@@ -392,7 +392,12 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   read_host(doc.find("host"), s);
   if (auto r = doc.find("recompute")) s.recompute = recompute_policy(*r);
   if (auto o = doc.find("optimizer")) {
-    o->allow_only({"kind", "newton_schulz_iterations", "moment_dtype", "per_head_attention"});
+    o->allow_only({"kind", "newton_schulz_iterations", "moment_dtype", "per_head_attention", "offload_fraction"});
+    if (auto f = o->find("offload_fraction")) {
+      s.optimizer.offload_fraction = f->as_non_negative();
+      if (s.optimizer.offload_fraction > 1) f->fail("is above 1", "a share in [0, 1]");
+      s.optimizer_offload_line = f->line();
+    }
     if (auto h = o->find("per_head_attention")) s.optimizer.per_head_attention = h->as_bool();
     if (auto m = o->find("moment_dtype")) s.optimizer.moment_bytes = m->as_enum({"fp32", "bf16"}) == "bf16" ? 2 : 4;
     if (auto k = o->find("kind")) {

@@ -63,6 +63,26 @@ void check_gemm_precision(const Scenario& s, const topo::GpuType& gpu) {
                          "bf16 or fp8 on this GPU, or a cluster of " + core::join_allowed(with));
 }
 
+// An optimizer step on the CPU needs the host's link and DRAM bandwidth, and runs AdamW only (Megatron-Core's
+// HybridDeviceOptimizer wraps torch's Adam).
+void check_optimizer_offload(const Scenario& s, const topo::GpuType& gpu) {
+  if (s.optimizer.offload_fraction <= 0) return;
+  const core::InputLocation at{s.source, "optimizer.offload_fraction", s.optimizer_offload_line};
+  if (s.optimizer.kind != model::Optimizer::AdamW)
+    throw core::InputError(at, "the CPU runs AdamW only (Megatron-Core's HybridDeviceOptimizer)",
+                           "0 with optimizer.kind muon, or optimizer.kind adamw");
+  if (gpu.host_link_bytes_per_s <= 0 || gpu.host_memory_bytes_per_s <= 0) {
+    std::vector<std::string> with;
+    for (const auto& [name, g] : topo::builtin_gpu_types()) {
+      if (g.host_link_bytes_per_s > 0 && g.host_memory_bytes_per_s > 0) with.push_back(name);
+    }
+    throw core::InputError(at,
+                           fmt::format("GPU type {} states no host link or host DRAM bandwidth to run the update on",
+                                       gpu.name),
+                           "0 on this GPU, or a cluster of " + core::join_allowed(with));
+  }
+}
+
 }  // namespace
 
 ScenarioInputs resolve_scenario(input::Scenario scenario, const std::string& profile_flag, bool profile_any_device) {
@@ -77,6 +97,7 @@ ScenarioInputs resolve_scenario(input::Scenario scenario, const std::string& pro
     }
   }();
   check_gemm_precision(scenario, cluster.gpu);
+  check_optimizer_offload(scenario, cluster.gpu);
   input::check_size_limits(scenario, static_cast<std::int64_t>(cluster.nodes) * cluster.node.gpus);
   in.topology = std::make_shared<const topo::Topology>(topo::build_cluster(cluster));
   const std::string profile = profile_flag.empty() ? scenario.profile : profile_flag;

@@ -269,7 +269,8 @@ class DpWorkBuilder {
     const auto& sc = in_.scenario;
     const auto stage_ids = in_.plan.schedule.stages_held(r);
     const auto params = rank_params(in_.plan.blocks, in_.plan.stages, stage_ids, L.tp, L.ep, L.etp);
-    const auto update = optimizer_update(sc, L, in_.plan.blocks, in_.plan.stages, stage_ids, in_.cost);
+    const auto update =
+        optimizer_update(sc, L, in_.plan.blocks, in_.plan.stages, stage_ids, in_.cost, in_.topology.gpu_type());
     const auto chain = [&](GraphNode n, std::string label) {
       n.rank = r;
       n.deps = deps;
@@ -304,7 +305,9 @@ class DpWorkBuilder {
     opt.stream = "compute";
     opt.name = "optimizer step";
     // Every GPU of the rank updates its own shard; the slowest finishes last, and the parameter gathers wait for it.
-    opt.duration = core::SimTime::from_seconds(update.seconds / in_.plan.simulated.slowest_in(r));
+    // An offloaded share runs on the host meanwhile, whatever the GPUs' speed.
+    opt.duration = core::SimTime::from_seconds(
+        std::max(update.gpu_seconds / in_.plan.simulated.slowest_in(r), update.host_seconds));
     chain(std::move(opt), "optimizer step");
   }
 

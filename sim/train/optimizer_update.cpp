@@ -25,7 +25,7 @@ double sustained_hbm(const cost::OpCostModel& cost) {
 OptimizerUpdate optimizer_update(const StepSpec& sc, const parallel::ParallelLayout& L,
                                  const std::vector<model::OpBlock>& blocks,
                                  const std::vector<parallel::StageBlocks>& stages, const std::vector<int>& stage_ids,
-                                 const cost::OpCostModel& cost) {
+                                 const cost::OpCostModel& cost, const topo::GpuType& gpu) {
   const auto params = rank_params(blocks, stages, stage_ids, L.tp, L.ep, L.etp);
   const bool zero = L.zero_stage >= 1;
   const int data_ranks = L.dp * L.cp;
@@ -69,7 +69,17 @@ OptimizerUpdate optimizer_update(const StepSpec& sc, const parallel::ParallelLay
   const double muon_share = params.dense + params.routed > 0 ? u.muon_params / (params.dense + params.routed) : 0;
   const double bytes = shard * (muon_share * 26.0 + (1 - muon_share) * 30.0);
   const double ns_rate = cost.device().bf16_flops_per_s * cost.defaults().gemm_bf16.value;
-  u.seconds = bytes / hbm + ns_flops / ns_rate;
+  const double f = sc.optimizer.offload_fraction;
+  u.seconds = u.gpu_seconds = (1 - f) * bytes / hbm + ns_flops / ns_rate;
+  if (f > 0) {
+    // The host's share (AdamW only): fp32 gradients down and BF16 weights up the host link, one direction each, and
+    // AdamW's 30 B per parameter at the host's DRAM bandwidth (an upper bound on the CPU's speed), pipelined over
+    // parameter groups and beside the GPU's share.
+    const double host = f * shard;
+    u.host_seconds = std::max({host * 4 / gpu.host_link_bytes_per_s, host * 2 / gpu.host_link_bytes_per_s,
+                               host * 30 / gpu.host_memory_bytes_per_s});
+    u.seconds = std::max(u.seconds, u.host_seconds);
+  }
   return u;
 }
 

@@ -8,6 +8,7 @@
 #include "sim/parallel/parallel_layout.hpp"
 #include "sim/parallel/stage_split.hpp"
 #include "sim/train/step_spec.hpp"
+#include "topologies/topology.hpp"
 
 namespace k3::train {
 
@@ -15,14 +16,16 @@ namespace k3::train {
 // element-wise work, plus Newton-Schulz for Muon. From the layout and the device alone (no timeline, no
 // network), so the step-time lower bound adds it too: every step ends with it on its critical rank.
 struct OptimizerUpdate {
-  double seconds = 0;
+  double seconds = 0;             // the longer of the two shares below
+  double gpu_seconds = 0;         // the GPU's share
+  double host_seconds = 0;        // the offloaded share on the host (optimizer.offload_fraction), beside the GPU's
   double muon_params = 0;        // Muon matrices' parameters on the GPU (divided by TP or EP)
   double whole_head_params = 0;  // per-head matrices each DP rank owns whole heads of: no gather
 };
 OptimizerUpdate optimizer_update(const StepSpec& sc, const parallel::ParallelLayout& L,
                                  const std::vector<model::OpBlock>& blocks,
                                  const std::vector<parallel::StageBlocks>& stages, const std::vector<int>& stage_ids,
-                                 const cost::OpCostModel& cost);
+                                 const cost::OpCostModel& cost, const topo::GpuType& gpu);
 
 // HBM bandwidth the step's own memory-bound work (optimizer, balancer histograms) runs at: datasheet x the
 // registered sustained fraction.

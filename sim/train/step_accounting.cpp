@@ -63,6 +63,7 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
   m.gathered_weights_held = L.fsdp && !L.fsdp_regather_in_backward;
   m.optimizer = in.scenario.optimizer.kind;
   m.moment_bytes = in.scenario.optimizer.moment_bytes;
+  m.optimizer_offload_fraction = in.scenario.optimizer.offload_fraction;
   double dense = 0, muon = 0;
   std::vector<model::OpBlock> mine;
   const double worst = in.moe.layers.empty() ? 1.0

@@ -47,7 +47,8 @@ std::vector<MemoryShare> memory_per_gpu(const MemoryInputs& in) {
   if (in.gathered_weights_held) out.push_back({"gathered weights (FSDP)", (in.params.dense + in.params.routed) * b.weight});
   out.push_back({"gradients", in.params.dense * b.gradient / shard_grad_dense +
                                   in.params.routed * b.gradient / shard_grad_routed});
-  out.push_back({"optimizer state", opt_dense / shard_opt_dense + opt_routed / shard_opt_routed});
+  out.push_back({"optimizer state", (opt_dense / shard_opt_dense + opt_routed / shard_opt_routed) *
+                                        (1 - in.optimizer_offload_fraction)});
   out.push_back({"activations", in.activations_per_microbatch * in.microbatches_in_flight});
   if (in.recompute_working_set > 0) out.push_back({"recomputation working set", in.recompute_working_set});
   if (in.alltoall_buffers > 0) out.push_back({"all-to-all buffers", in.alltoall_buffers});

@@ -27,6 +27,7 @@ struct MemoryInputs {
   bool gathered_weights_held = false;  // FSDP without re-gathering in backward: the whole weights stay resident
   model::Optimizer optimizer = model::Optimizer::AdamW;
   double moment_bytes = 4;    // per optimizer moment: fp32 or BF16
+  double optimizer_offload_fraction = 0;  // of the optimizer state kept in host memory (not in HBM)
   double muon_fraction = 0;   // of dense parameters that Muon optimises (matrices)
   core::Bytes activations_per_microbatch = 0;  // kept for backward by this rank's stages, one micro-batch
   double microbatches_in_flight = 1;

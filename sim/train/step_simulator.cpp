@@ -191,7 +191,9 @@ core::Seconds step_time_lower_bound(const StepSpec& scenario, const model::Model
   double optimizer_s = std::numeric_limits<double>::infinity();
   for (int rank = 0; rank < plan.schedule.ranks; ++rank) {
     optimizer_s = std::min(optimizer_s, optimizer_update(scenario, plan.map.layout(), plan.blocks, plan.stages,
-                                                         plan.schedule.stages_held(rank), cost).seconds);
+                                                         plan.schedule.stages_held(rank), cost,
+                                                         topology.gpu_type())
+                                           .seconds);
   }
   const auto compute_only = passes.costs([&compute](const StagePasses::Key& key) { return compute.at(key); });
   return exec::run_pipeline(plan.schedule, {compute_only, {}}, nullptr, false).makespan.seconds() + optimizer_s;

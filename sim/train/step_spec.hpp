@@ -23,6 +23,11 @@ struct OptimizerSpec {
   // optimizer.per_head_attention: Muon orthogonalises each attention head's block of a projection on its
   // own (K3: "the Attention weights have been changed to a Per-Head form", ../shared/seeds/001).
   bool per_head_attention = false;
+  // optimizer.offload_fraction: the share of each rank's optimizer state (fp32 master weights and moments) kept in
+  // host memory, its update run by the CPU (Megatron-Core's --optimizer-cpu-offload with
+  // --optimizer-offload-fraction, HybridDeviceOptimizer): fp32 gradients down and BF16 weights up the host link,
+  // the update at the host's DRAM bandwidth, the three pipelined over parameter groups and beside the GPU's share.
+  double offload_fraction = 0;
 };
 
 // Which GPUs' collectives an EP all-to-all contends with (symmetry_check.hpp): `block`, the simulated block's

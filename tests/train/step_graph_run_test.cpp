@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
 #include "model/model_spec.hpp"
 #include "sim/input/scenario.hpp"
 #include "sim/input/scenario_inputs.hpp"
@@ -145,6 +146,47 @@ TEST(StepGraphRun, FsdpThatKeepsTheForwardsParametersMovesThreeQuartersOfTheByte
   EXPECT_GT(held(once), 0.0);
   EXPECT_EQ(step.layout.zero_stage, 1);
   EXPECT_LT(nic(step), nic(once));
+}
+
+// Issue 49: optimizer.offload_fraction 1 on Qwen3-235B's H100 layout flattened to one pipeline stage. The whole
+// update runs on the host: per parameter of the GPU's shard, 4 B of fp32 gradient down and 2 B of BF16 weight up
+// PCIe Gen5 x16 (64 GB/s each way: 62.5 and 31.3 ps) beside AdamW's 30 B at the DGX H100 host's 76.8 GB/s of DRAM
+// per GPU (391 ps), the longest. The shard is what the optimizer state held in HBM before, at 12 B per parameter
+// (fp32 master and two fp32 moments); afterwards none of it is.
+TEST(StepGraphRun, AnOffloadedOptimizerStepRunsAtTheHostsDramBandwidth) {
+  auto run = [](const char* fraction) {
+    auto in = input::load_scenario_inputs(std::string(K3SIM_SOURCE_DIR) + "/scenarios/qwen3-235b-h100-256.yaml",
+                                          {"parallel.ep=8", "parallel.pp=1", "parallel.vpp=1", "parallel.zero=1",
+                                           "parallel.schedule=1f1b", "batch.micro_batch_seqs=4", "recompute=full",
+                                           std::string("optimizer.offload_fraction=") + fraction},
+                                          "");
+    StepOptions opt;
+    opt.per_layer = false;
+    return simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
+  };
+  const auto named = [](const auto& items, const std::string& name) {
+    for (const auto& i : items) if (i.name == name) return static_cast<double>(i.seconds);
+    return -1.0;
+  };
+  const auto state = [](const StepResult& r) {
+    for (const auto& m : r.memory) if (m.name == "optimizer state") return m.bytes;
+    return -1.0;
+  };
+  const auto gpu = run("0"), host = run("1");
+  const double shard = state(gpu) / 12;
+  EXPECT_DOUBLE_EQ(state(host), 0.0);
+  EXPECT_NEAR(named(host.breakdown, "optimizer step"), shard * 30 / 76.8e9, 1e-6 * shard * 30 / 76.8e9);
+  EXPECT_LT(named(gpu.breakdown, "optimizer step"), named(host.breakdown, "optimizer step"));
+  // Muon does not run on the host, and a share is at most 1: both refused naming the key.
+  for (const std::vector<std::string>& sets : {std::vector<std::string>{"optimizer.kind=muon", "optimizer.offload_fraction=0.5"},
+                                               std::vector<std::string>{"optimizer.offload_fraction=1.5"}}) {
+    try {
+      input::load_scenario_inputs(std::string(K3SIM_SOURCE_DIR) + "/scenarios/qwen3-235b-h100-256.yaml", sets, "");
+      ADD_FAILURE() << sets.back() << " accepted";
+    } catch (const core::InputError& e) {
+      EXPECT_EQ(e.where().key, "optimizer.offload_fraction");
+    }
+  }
 }
 
 TEST(StepGraphRun, TheAllToAllOverlapShortensQwen3sInterleavedStep) {

@@ -37,5 +37,18 @@ TEST(StepMemory, InterleavedWarmupInFlight) {
   EXPECT_DOUBLE_EQ(parallel::pipeline_schedule("interleaved", {}).microbatches_in_flight(4, 2, 3, 64), 2.5);
 }
 
+// Issue 49: optimizer.offload_fraction. 1e9 dense parameters under AdamW with fp32 moments hold 4 + 2 x 4 = 12 B
+// each of optimizer state: 12 GB; keeping 0.25 of it in host memory leaves 9 GB in HBM, weights and gradients as
+// they were (2 + 4 B: 6 GB).
+TEST(StepMemory, OffloadedOptimizerStateLeavesHbm) {
+  train::MemoryInputs in;
+  in.params.dense = 1e9;
+  EXPECT_DOUBLE_EQ(share(train::memory_per_gpu(in), "optimizer state"), 12e9);
+  in.optimizer_offload_fraction = 0.25;
+  const auto shares = train::memory_per_gpu(in);
+  EXPECT_DOUBLE_EQ(share(shares, "optimizer state"), 9e9);
+  EXPECT_DOUBLE_EQ(share(shares, "weights") + share(shares, "gradients"), 6e9);
+}
+
 }  // namespace
 }  // namespace k3::train
