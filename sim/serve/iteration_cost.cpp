@@ -179,17 +179,11 @@ IterationTime IterationCostModel::compute(const BatchShape& s) {
 
 // The activations a GPU of one stage sends its peer in the next stage (the first GPU of each), alone on the network.
 core::Seconds IterationCostModel::stage_send(double bytes) {
-  if (bytes <= 0) return 0;
-  const auto key = std::make_tuple(5, bucket(bytes), 0);
-  if (auto it = collectives_.find(key); it != collectives_.end()) return it->second;
   net::CollectiveSpec c;
   c.op = net::CollectiveOp::sendrecv;
   c.algorithm = net::CollectiveAlgorithm::flat;
   c.ranks = {opt_.gpus.front(), opt_.gpus[stage_gpus_.size()]};
-  c.bytes = rounded(bytes);
-  const core::Seconds t = net::simulate_collective(topo_, c, *opt_.network, opt_.efficiency).time_s;
-  collectives_.emplace(key, t);
-  return t;
+  return memoised_collective(5, std::move(c), bytes);
 }
 
 IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock& block, const BatchShape& s,
@@ -389,27 +383,26 @@ core::Seconds IterationCostModel::simulated_alltoall(int grid, bool low_latency,
 }
 
 core::Seconds IterationCostModel::ring_collective(bool reduce_scatter, double bytes) {
-  if (bytes <= 0) return 0;
-  const auto key = std::make_tuple(reduce_scatter ? 4 : 3, bucket(bytes), 0);
-  if (auto it = collectives_.find(key); it != collectives_.end()) return it->second;
   net::CollectiveSpec c;
   c.op = reduce_scatter ? net::CollectiveOp::reducescatter : net::CollectiveOp::allgather;
   c.algorithm = net::CollectiveAlgorithm::ring;
   c.ranks = stage_gpus_;
-  c.bytes = rounded(bytes);
-  const core::Seconds t = net::simulate_collective(topo_, c, *opt_.network, opt_.efficiency).time_s;
-  collectives_.emplace(key, t);
-  return t;
+  return memoised_collective(reduce_scatter ? 4 : 3, std::move(c), bytes);
 }
 
 core::Seconds IterationCostModel::tp_allreduce(double bytes) {
-  if (bytes <= 0) return 0;
-  const auto key = std::make_tuple(2, bucket(bytes), 0);
-  if (auto it = collectives_.find(key); it != collectives_.end()) return it->second;
   net::CollectiveSpec c;
   c.op = net::CollectiveOp::allreduce;
   c.algorithm = net::CollectiveAlgorithm::ring;
-  c.ranks.assign(opt_.gpus.begin(), opt_.gpus.begin() + tp_);
+  c.ranks.assign(stage_gpus_.begin(), stage_gpus_.begin() + tp_);
+  return memoised_collective(2, std::move(c), bytes);
+}
+
+// `c` at `bytes` rounded to 1/32 of an octave, simulated once per (kind, bucket).
+core::Seconds IterationCostModel::memoised_collective(int kind, net::CollectiveSpec c, double bytes) {
+  if (bytes <= 0) return 0;
+  const auto key = std::make_tuple(kind, bucket(bytes), 0);
+  if (auto it = collectives_.find(key); it != collectives_.end()) return it->second;
   c.bytes = rounded(bytes);
   const core::Seconds t = net::simulate_collective(topo_, c, *opt_.network, opt_.efficiency).time_s;
   collectives_.emplace(key, t);

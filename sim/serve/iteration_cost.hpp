@@ -104,6 +104,7 @@ class IterationCostModel {
   core::Seconds simulated_alltoall(int grid, bool low_latency, double node_ratio);
   core::Seconds tp_allreduce(double bytes);
   core::Seconds stage_send(double bytes);
+  core::Seconds memoised_collective(int kind, net::CollectiveSpec c, double bytes);
   // An NCCL ring all-gather (reduce-scatter) over the instance's GPUs of `bytes` per GPU's output (input).
   core::Seconds ring_collective(bool reduce_scatter, double bytes);
 

@@ -22,14 +22,21 @@ const char* kThousandTokenPrompts =
     "workload:\n  arrival: {kind: poisson, rate_per_s: 1}\n  prompt_tokens: 1000\n  output_tokens: 10\n"
     "  duration_s: 10\n";
 
-TEST(IterationCost, AbsorbedMlaDecodeOverALongContext) {
-  auto in = small_serving(kThousandTokenPrompts);
-  const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
+// The fixture's decode instance on GPUs 0-15, without two-batch overlap.
+k3::serve::InstanceCostOptions decode_on_two_nodes(const k3::input::ServeInputs& in, const k3::serve::ServingCost& cost) {
   k3::serve::InstanceCostOptions o;
   o.instance = in.spec.deployment.decode;
   for (int g = 0; g < 16; ++g) o.gpus.push_back(static_cast<k3::topo::GpuId>(g));
-  o.efficiency = cost->efficiency;
+  o.efficiency = cost.efficiency;
+  o.network = in.spec.network;
   o.two_batch_overlap = false;
+  return o;
+}
+
+TEST(IterationCost, AbsorbedMlaDecodeOverALongContext) {
+  auto in = small_serving(kThousandTokenPrompts);
+  const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
+  auto o = decode_on_two_nodes(in, *cost);
   k3::serve::IterationCostModel m(in.inputs.model, *in.inputs.topology, *cost->cost, o);
   // One sequence at 2^20 tokens of context. Each of DeepSeek-V3's 61 MLA layers reads the latent cache once,
   // 2^20 x (512 + 64) x 2 B = 1.21 GB, and computes 2 x 128 heads x (576 + 512) x 2^20 = 292 GFLOP (QK over the
@@ -65,12 +72,7 @@ TEST(IterationCost, AbsorbedMlaDecodeOverALongContext) {
 TEST(IterationCost, ExpertTensorParallelGathersTheTokensAndReduceScattersTheOutputs) {
   auto in = small_serving(kThousandTokenPrompts);
   const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
-  k3::serve::InstanceCostOptions o;
-  o.instance = in.spec.deployment.decode;
-  for (int g = 0; g < 16; ++g) o.gpus.push_back(static_cast<k3::topo::GpuId>(g));
-  o.efficiency = cost->efficiency;
-  o.network = in.spec.network;
-  o.two_batch_overlap = false;
+  auto o = decode_on_two_nodes(in, *cost);
   o.dispatch_bytes_per_element = 1 + 4.0 / 128;
   o.combine_bytes_per_element = 2;
   k3::serve::BatchShape s;
