@@ -10,6 +10,7 @@
 #include "core/registry.hpp"
 #include "core/text_file.hpp"
 #include "core/yaml_input.hpp"
+#include "sim/serve/iteration_cost.hpp"
 #include "sim/serve/overlap_options.hpp"
 
 namespace k3::input {
@@ -292,22 +293,9 @@ ServeInputs resolve_serve_scenario(ServeScenario scenario, const std::string& pr
   const int gpn = out.inputs.topology->gpus_per_node();
   for (const auto& l : scenario.instance_lines) {
     const auto& is = l.decode ? out.spec.deployment.decode : out.spec.deployment.prefill;
-    const int gpus = is.nodes * gpn;
-    auto check = [&](int degree, int of, const char* name, const core::InputLocation& at, const char* meaning) {
-      if (of % degree == 0) return;
-      const std::string whose = of == gpus ? fmt::format("the instance's {} GPUs ({} nodes of {})", gpus, is.nodes, gpn)
-                                           : fmt::format("the {} GPUs of each of its {} pipeline stages", of, is.pp);
-      throw InputError(at, fmt::format("{} {} does not divide {}", name, degree, whose),
-                       fmt::format("a divisor of {} ({})", of, meaning));
-    };
-    check(is.pp, gpus, "pp", l.pp, "pipeline stages of GPUs / pp each");
-    const int layers = static_cast<int>(out.inputs.model.layers.size());
-    if (is.pp > layers)
-      throw InputError(l.pp, fmt::format("{} pipeline stages for {} layers", is.pp, layers),
-                       fmt::format("at most {} stages", layers));
-    const int stage = gpus / is.pp;
-    check(is.attention_dp, stage, "attention_dp", l.attention_dp, "attention TP = GPUs / attention_dp");
-    check(is.moe_tp, stage, "moe_tp", l.moe_tp, "each expert split moe_tp ways; EP = GPUs / moe_tp");
+    if (const auto p = serve::instance_shape_problem(is, is.nodes * gpn, gpn,
+                                                     static_cast<int>(out.inputs.model.layers.size())))
+      throw InputError(p->key == "pp" ? l.pp : p->key == "moe_tp" ? l.moe_tp : l.attention_dp, p->problem, p->allowed);
     const auto& gpu = out.inputs.topology->gpu_type();
     if (is.weight_offload_bytes_per_gpu > 0 && gpu.host_link_bytes_per_s <= 0)
       throw InputError(l.weight_offload, fmt::format("GPU type {} states no host link to stream weights over", gpu.name),

@@ -4,6 +4,8 @@
 #include <climits>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "model/ops.hpp"
 #include "sim/serve/two_batch_overlap.hpp"
@@ -47,27 +49,36 @@ Op priced_by_roofline(Op op) {
 
 }  // namespace
 
+std::optional<InstanceShapeProblem> instance_shape_problem(const InstanceSpec& is, int gpus, int gpus_per_node,
+                                                           int layers) {
+  auto divides = [&](int degree, int of, const char* key,
+                     const char* meaning) -> std::optional<InstanceShapeProblem> {
+    if (degree >= 1 && of % degree == 0) return std::nullopt;
+    const std::string whose =
+        of == gpus ? fmt::format("the instance's {} GPUs ({} nodes of {})", gpus, gpus / gpus_per_node, gpus_per_node)
+                   : fmt::format("the {} GPUs of each of its {} pipeline stages", of, is.pp);
+    return InstanceShapeProblem{key, fmt::format("{} {} does not divide {}", key, degree, whose),
+                                fmt::format("a divisor of {} ({})", of, meaning)};
+  };
+  if (auto p = divides(is.pp, gpus, "pp", "pipeline stages of GPUs / pp each")) return p;
+  if (is.pp > layers)
+    return InstanceShapeProblem{"pp", fmt::format("{} pipeline stages for {} layers", is.pp, layers),
+                                fmt::format("at most {} stages", layers)};
+  const int stage = gpus / is.pp;
+  if (stage < 1) return InstanceShapeProblem{"pp", "an instance needs at least one GPU", "nodes >= 1"};
+  if (auto p = divides(is.attention_dp, stage, "attention_dp", "attention TP = GPUs / attention_dp")) return p;
+  return divides(is.moe_tp, stage, "moe_tp", "each expert split moe_tp ways; EP = GPUs / moe_tp");
+}
+
 IterationCostModel::IterationCostModel(const model::ModelSpec& spec, const topo::Topology& topology,
                                        const cost::OpCostModel& cost, InstanceCostOptions options)
     : spec_(spec), topo_(topology), cost_(cost), opt_(std::move(options)) {
   const int all = static_cast<int>(opt_.gpus.size());
-  const int pp = opt_.instance.pp;
-  auto refuse = [&](const char* key, int degree, int gpus, const char* allowed) {
-    throw core::InputError({"", key, 0},
-                           std::string(key).substr(std::string(key).rfind('.') + 1) + " " + std::to_string(degree) +
-                               " does not divide the " + std::to_string(gpus) + " GPUs of " +
-                               (pp > 1 ? "a pipeline stage" : "the instance"),
-                           allowed);
-  };
-  if (pp < 1 || all % pp != 0 || pp > static_cast<int>(spec_.layers.size()))
-    refuse("deployment.pp", pp, all, "a divisor of nodes x GPUs per node, at most the model's layers");
-  stage_gpus_.assign(opt_.gpus.begin(), opt_.gpus.begin() + all / pp);
+  if (const auto p = instance_shape_problem(opt_.instance, all, topology.gpus_per_node(),
+                                            static_cast<int>(spec_.layers.size())))
+    throw core::InputError({"", "deployment." + p->key, 0}, p->problem, p->allowed);
+  stage_gpus_.assign(opt_.gpus.begin(), opt_.gpus.begin() + all / opt_.instance.pp);
   const int g = gpus();
-  if (g < 1 || opt_.instance.attention_dp < 1 || g % opt_.instance.attention_dp != 0)
-    refuse("deployment.attention_dp", opt_.instance.attention_dp, g, "a divisor of nodes x GPUs per node / pp");
-  if (opt_.instance.moe_tp < 1 || g % opt_.instance.moe_tp != 0)
-    refuse("deployment.moe_tp", opt_.instance.moe_tp, g,
-           "a divisor of nodes x GPUs per node / pp (1: one EP group over the instance)");
   tp_ = g / opt_.instance.attention_dp;
   nodes_ = std::max(1, g / topology.gpus_per_node());
   if (opt_.network == nullptr) opt_.network = &net::default_network_model();

@@ -23,6 +23,7 @@
 // all-to-alls are simulated a quarter octave apart and interpolated.
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -77,6 +78,15 @@ struct InstanceCostOptions {
   double kv_cache_bytes_per_element = 2;  // what decode attention reads per cached element
   double host_link_bytes_per_s = 0;       // the GPU's, for instance.weight_offload_bytes_per_gpu
 };
+
+// Why an instance of `is` cannot be laid out on `gpus` GPUs (nodes of `gpus_per_node`) for a model of `layers`
+// layers: pp must divide the GPUs and be at most the layers, attention_dp and moe_tp divide a stage's GPUs.
+// `key` is the instance key at fault ("pp", "attention_dp" or "moe_tp"); nullopt when it can.
+struct InstanceShapeProblem {
+  std::string key, problem, allowed;
+};
+std::optional<InstanceShapeProblem> instance_shape_problem(const InstanceSpec& is, int gpus, int gpus_per_node,
+                                                           int layers);
 
 class IterationCostModel {
  public:
