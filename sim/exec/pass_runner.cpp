@@ -52,7 +52,7 @@ void collect_link_bytes(const net::NetworkModel& network, const topo::Topology& 
   if (out == nullptr) return;
   const auto& links = topology.links();
   // In the order the flows first crossed the links, which a pass replayed on other GPUs of a symmetric fabric
-  // shares (replay_fingerprint.hpp), so that its sums are the same to the bit. Copy ports (past the
+  // shares (replay_fingerprint.hpp), so that its sums are the same to the bit. Copy and host ports (past the
   // topology's links) belong to no link class.
   for (net::NetLinkId l : network.used_links()) {
     if (l >= links.size()) continue;
@@ -73,6 +73,8 @@ PassRunner::PassRunner(const topo::Topology& topology, PassRunnerConfig config)
 std::vector<net::CollectiveSpec> PassRunner::specs_of(const workload::CollectiveCall& call) const {
   net::CollectiveSpec spec;
   spec.bytes = call.bytes_per_rank;
+  spec.host_in_bytes = call.host_in_bytes;
+  spec.host_out_bytes = call.host_out_bytes;
   switch (call.kind) {
     case workload::CollectiveKind::dispatch:
     case workload::CollectiveKind::combine:
@@ -217,7 +219,9 @@ const SoloRun& PassRunner::solo(const workload::CollectiveCall& call) const {
                                 call.group_size,
                                 call.group_stride,
                                 call.matrix.get(),
-                                call.bytes_per_rank};
+                                call.bytes_per_rank,
+                                call.host_in_bytes,
+                                call.host_out_bytes};
   head.link_figures.back() = config_.efficiency.sm_copy_nvlink;
   for (int c = 0; c < topo::kLinkClassCount; ++c) {
     head.link_figures[static_cast<std::size_t>(c)] = config_.efficiency.by_class[static_cast<std::size_t>(c)];

@@ -77,6 +77,8 @@ class SoloCollectiveMemo {
     int group_stride;
     const workload::TrafficMatrix* matrix;
     double bytes;
+    double host_in_bytes;
+    double host_out_bytes;
     auto operator<=>(const Head&) const = default;
   };
   // Looked up by head and a view of the GPUs, so that a hit allocates nothing.

@@ -89,7 +89,7 @@ class Renaming {
     out_.put(link_[l]);
     out_.put(links_[l].capacity_bytes_per_s);
     out_.put(links_[l].latency_s);
-    // Copy ports (past the topology's links) carry no link class.
+    // Copy and host ports (past the topology's links) carry no link class.
     const auto& topo_links = topology_.links();
     out_.put(l < topo_links.size() ? static_cast<std::int32_t>(topo_links[l].link_class) : -1);
   }
@@ -106,7 +106,7 @@ class Renaming {
 };
 
 void put_program(const workload::PassProgram& program, double comm_sm_slowdown, CanonicalStream& out) {
-  out.put(std::string_view("k3sim replay v3"));
+  out.put(std::string_view("k3sim replay v4"));
   out.put(comm_sm_slowdown);
   out.put(static_cast<std::uint64_t>(program.gpus.size()));
   out.put(static_cast<std::uint64_t>(program.threads.size()));
@@ -143,14 +143,14 @@ void put_transfer(const net::Transfer& tr, const topo::Topology& topology, Renam
   out.put(names.gpu(tr.src));
   out.put(names.gpu(tr.dst));
   out.put(tr.bytes);
-  out.put(static_cast<std::uint8_t>((tr.barrier ? 1 : 0) | (tr.sm_copy ? 2 : 0)));
+  out.put(static_cast<std::uint8_t>((tr.barrier ? 1 : 0) | (tr.sm_copy ? 2 : 0) | static_cast<int>(tr.host) << 2));
   out.put(static_cast<std::uint64_t>(tr.after.size()));
   for (std::uint32_t before : tr.after) out.put(before);
   if (tr.barrier) return;  // no flow: the collective engine looks up no path
-  const auto path = names.route(tr.src, tr.dst);
-  out.put(static_cast<std::uint64_t>(path.size() + (tr.sm_copy ? 1 : 0)));
+  std::vector<topo::LinkId> scratch;
+  const auto path = net::transfer_path(tr, names.route(tr.src, tr.dst), topology, scratch);
+  out.put(static_cast<std::uint64_t>(path.size()));
   for (topo::LinkId l : path) names.link(l);
-  if (tr.sm_copy) names.link(net::sm_copy_port(topology, tr.src));
 }
 
 void put_collectives(const std::vector<net::CollectiveSpec>& specs, const topo::Topology& topology, Renaming& names,

@@ -169,7 +169,8 @@ std::string resolve_relative(const std::string& ref, const std::string& scenario
 namespace {
 
 void read_parallel(const YamlValue& v, parallel::ParallelLayout& p) {
-  v.allow_only({"tp", "pp", "vpp", "ep", "etp", "cp", "cp_comm", "dp", "zero", "fsdp", "fsdp_regather", "sequence_parallel",
+  v.allow_only({"tp", "pp", "vpp", "ep", "etp", "cp", "cp_comm", "dp", "zero", "fsdp", "fsdp_regather", "fsdp_offload",
+                "sequence_parallel",
                 "pipeline_layout", "schedule", "ep_spread", "overlap_grad_reduce", "a2a_overlap"});
   p.tp = positive_int(v, "tp", 1);
   p.pp = positive_int(v, "pp", 1);
@@ -214,6 +215,12 @@ void read_parallel(const YamlValue& v, parallel::ParallelLayout& p) {
       p.fsdp = false;
       p.zero_stage = 1;
     }
+  }
+  // FSDP's CPU offload (PyTorch FSDP's CPUOffloadPolicy / offload_params): each rank's shards of parameters,
+  // gradients and optimizer state live in host memory and the optimizer steps on the CPU.
+  if (auto o = v.find("fsdp_offload"); o && o->as_bool()) {
+    if (!p.fsdp) o->fail("only FSDP offloads its shards to host memory", "fsdp: true (re-gathering in a pass) with it");
+    p.fsdp_offload = true;
   }
   if (auto s = v.find("schedule")) {
     p.schedule = core::find_entry(parallel::pipeline_schedules(),
@@ -333,7 +340,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
 
   read_cluster(doc.at("cluster"), s);
 
-  if (auto p = doc.find("parallel")) read_parallel(*p, s.parallel);
+  if (auto p = doc.find("parallel")) {
+    read_parallel(*p, s.parallel);
+    if (auto o = p->find("fsdp_offload")) s.fsdp_offload_line = o->line();
+  }
   read_batch(doc.at("batch"), s.batch);
 
   if (auto p = doc.find("precision")) {
@@ -394,6 +404,9 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   if (auto o = doc.find("optimizer")) {
     o->allow_only({"kind", "newton_schulz_iterations", "moment_dtype", "per_head_attention", "offload_fraction"});
     if (auto f = o->find("offload_fraction")) {
+      if (s.parallel.fsdp_offload)
+        f->fail("parallel.fsdp_offload keeps all of each rank's optimizer state in host memory",
+                "no optimizer.offload_fraction with parallel.fsdp_offload");
       s.optimizer.offload_fraction = f->as_non_negative();
       if (s.optimizer.offload_fraction > 1) f->fail("is above 1", "a share in [0, 1]");
       s.optimizer_offload_line = f->line();
@@ -406,6 +419,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     }
     s.optimizer.newton_schulz_iterations = positive_int(*o, "newton_schulz_iterations", 5);
   }
+  // FSDP's offload steps the optimizer on the CPU for the whole of each rank's shard.
+  if (s.parallel.fsdp_offload) s.optimizer.offload_fraction = 1;
   if (auto n = doc.find("network")) {
     s.network = core::find_entry(net::network_models(), n->as_enum(core::entry_name_list(net::network_models())));
   }

@@ -29,6 +29,7 @@ struct Scenario : train::StepSpec {
   };
   std::vector<ClusterSet> cluster_sets;
   int optimizer_offload_line = 0;  // where optimizer.offload_fraction was given, for its refusal without a host
+  int fsdp_offload_line = 0;       // where parallel.fsdp_offload was given, likewise
   int precision_gemm_line = 0;  // where precision.gemm was given, for its refusal on a GPU without the format
   std::string profile;         // calibration profile JSON; empty: the shipped default
 };

@@ -67,10 +67,12 @@ void check_gemm_precision(const Scenario& s, const topo::GpuType& gpu) {
 // HybridDeviceOptimizer wraps torch's Adam).
 void check_optimizer_offload(const Scenario& s, const topo::GpuType& gpu) {
   if (s.optimizer.offload_fraction <= 0) return;
-  const core::InputLocation at{s.source, "optimizer.offload_fraction", s.optimizer_offload_line};
+  const core::InputLocation at = s.parallel.fsdp_offload
+                                     ? core::InputLocation{s.source, "parallel.fsdp_offload", s.fsdp_offload_line}
+                                     : core::InputLocation{s.source, "optimizer.offload_fraction", s.optimizer_offload_line};
   if (s.optimizer.kind != model::Optimizer::AdamW)
     throw core::InputError(at, "the CPU runs AdamW only (Megatron-Core's HybridDeviceOptimizer)",
-                           "0 with optimizer.kind muon, or optimizer.kind adamw");
+                           "no offload with optimizer.kind muon, or optimizer.kind adamw");
   if (gpu.host_link_bytes_per_s <= 0 || gpu.host_memory_bytes_per_s <= 0) {
     std::vector<std::string> with;
     for (const auto& [name, g] : topo::builtin_gpu_types()) {
@@ -79,7 +81,7 @@ void check_optimizer_offload(const Scenario& s, const topo::GpuType& gpu) {
     throw core::InputError(at,
                            fmt::format("GPU type {} states no host link or host DRAM bandwidth to run the update on",
                                        gpu.name),
-                           "0 on this GPU, or a cluster of " + core::join_allowed(with));
+                           "no offload on this GPU, or a cluster of " + core::join_allowed(with));
   }
 }
 

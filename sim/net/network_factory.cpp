@@ -66,7 +66,7 @@ LinkEfficiency register_link_figures(const topo::Topology& topology, core::Prove
 
 std::vector<NetLink> make_net_links(const topo::Topology& topology, const LinkEfficiency& efficiency) {
   std::vector<NetLink> links;
-  links.reserve(topology.links().size() + topology.gpu_count());
+  links.reserve(net_link_count(topology));
   for (const topo::Link& l : topology.links()) {
     links.push_back(NetLink{l.capacity_bytes_per_s * efficiency.of(l.link_class),
                             l.latency_s * efficiency.latency_scale[static_cast<std::size_t>(l.link_class)]});
@@ -78,6 +78,10 @@ std::vector<NetLink> make_net_links(const topo::Topology& topology, const LinkEf
     for (const NetLink& l : links) port = std::max(port, l.capacity_bytes_per_s);
   }
   links.insert(links.end(), topology.gpu_count(), NetLink{port, 0.0});
+  // Host ports at the GPU type's figure per direction, its line rate: the copies that cross them are tens of MB,
+  // where pinned cudaMemcpy comes near it; no latency of their own. A GPU type that states none gets ports no
+  // flow may cross (the scenario checks refuse offload on it).
+  links.insert(links.end(), 2 * topology.gpu_count(), NetLink{topology.gpu_type().host_link_bytes_per_s, 0.0});
   return links;
 }
 

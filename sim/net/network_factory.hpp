@@ -3,7 +3,10 @@
 // by a per-link-class efficiency (protocol overhead; e.g. NVLink ring traffic reaches about 80% of line
 // rate), which the topology's measurements supply. After them, one copy port per GPU (id = topology links +
 // GPU id): what the GPU's SMs reach when a kernel moves NVLink data with its own loads and stores (DeepEP)
-// rather than through NCCL's tuned copies; a transfer marked sm_copy crosses its sender's port as well.
+// rather than through NCCL's tuned copies; a transfer marked sm_copy crosses its sender's port as well. Last, two
+// host ports per GPU (host memory to GPU, then GPU to host memory) at the GPU type's host_link_bytes_per_s (PCIe on
+// HGX boards, NVLink-C2C on Grace): what a copy between host and device memory crosses (offloaded weights,
+// gradients and optimizer state).
 #include <array>
 #include <memory>
 #include <optional>
@@ -13,6 +16,7 @@
 
 #include "core/provenance.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/net/collectives/collective_plan.hpp"
 #include "sim/net/network_model.hpp"
 #include "sim/net/network_registry.hpp"
 #include "topologies/topology.hpp"
@@ -33,6 +37,28 @@ struct LinkEfficiency {
 // The copy port of GPU `g` among a network's links built by make_net_links.
 inline NetLinkId sm_copy_port(const topo::Topology& topology, topo::GpuId g) {
   return static_cast<NetLinkId>(topology.links().size() + g);
+}
+
+// The host port of GPU `g` a copy in direction `d` (not none) crosses, among the links built by make_net_links.
+inline NetLinkId host_port(const topo::Topology& topology, topo::GpuId g, HostCopy d) {
+  return static_cast<NetLinkId>(topology.links().size() + topology.gpu_count() + 2 * g + (d == HostCopy::to_host ? 1 : 0));
+}
+// The links a transfer's flow crosses: `route`, its route between two GPUs, and the sender's copy port after it for
+// an SM copy; a host copy crosses its GPU's host port alone. Written into `scratch` where it is not `route` itself.
+inline std::span<const NetLinkId> transfer_path(const Transfer& t, std::span<const topo::LinkId> route,
+                                                const topo::Topology& topology, std::vector<NetLinkId>& scratch) {
+  if (t.host != HostCopy::none) {
+    scratch.assign(1, host_port(topology, t.src, t.host));
+    return scratch;
+  }
+  if (!t.sm_copy) return route;
+  scratch.assign(route.begin(), route.end());
+  scratch.push_back(sm_copy_port(topology, t.src));
+  return scratch;
+}
+// How many links make_net_links builds on `topology`.
+inline std::size_t net_link_count(const topo::Topology& topology) {
+  return topology.links().size() + 3 * topology.gpu_count();
 }
 
 // A link class's achievable share of line rate and its per-hop latency as collectives measured them on the GPU itself
@@ -64,7 +90,7 @@ std::unique_ptr<NetworkModel> make_network(const NetworkModelEntry& model, engin
 
 }  // namespace k3::net
 
-#include "sim/net/collectives/collective_spec.hpp"
+#include "sim/net/collectives/collective_plan.hpp"
 
 namespace k3::net {
 

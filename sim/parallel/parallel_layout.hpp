@@ -37,6 +37,10 @@ struct ParallelLayout {
   // backward (PyTorch FSDP2's reshard_after_forward=False): half the all-gathers, the stage's parameters whole in
   // HBM. (Once per step is ZeRO-1's traffic and memory; the scenario key maps it there.)
   bool fsdp_regather_in_backward = true;
+  // With fsdp: each rank's shards of parameters, gradients and optimizer state live in host memory (PyTorch FSDP's CPU
+  // offload). A layer's fp32 shard comes up the GPU's host link before its all-gather, its gradient shard goes down
+  // after its reduce-scatter, and the optimizer steps on the CPU.
+  bool fsdp_offload = false;
   // Sequence parallelism with TP (Korthikanti et al., arXiv:2205.05198): norms and dropout run on 1/TP of
   // the tokens, the TP all-reduce becomes a reduce-scatter + all-gather pair. Megatron-Core requires it with
   // TP and EP together.

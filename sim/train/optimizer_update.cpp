@@ -75,9 +75,11 @@ OptimizerUpdate optimizer_update(const StepSpec& sc, const parallel::ParallelLay
     // The host's share (AdamW only): fp32 gradients down and BF16 weights up the host link, one direction each, and
     // AdamW's 30 B per parameter at the host's DRAM bandwidth (an upper bound on the CPU's speed), pipelined over
     // parameter groups and beside the GPU's share.
+    // Under FSDP's offload the gradients went down in the passes and the weights come up at the next gathers, both
+    // on the network's host ports: only the CPU's part is left here.
     const double host = f * shard;
-    u.host_seconds = std::max({host * 4 / gpu.host_link_bytes_per_s, host * 2 / gpu.host_link_bytes_per_s,
-                               host * 30 / gpu.host_memory_bytes_per_s});
+    const double link = L.fsdp_offload ? 0.0 : std::max(host * 4, host * 2) / gpu.host_link_bytes_per_s;
+    u.host_seconds = std::max(link, host * 30 / gpu.host_memory_bytes_per_s);
     u.seconds = std::max(u.seconds, u.host_seconds);
   }
   return u;

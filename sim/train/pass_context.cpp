@@ -62,6 +62,7 @@ workload::PassBuildContext PassContexts::for_rank(int rank, bool overlapping) co
     ctx.fsdp.dense = plan_.map.dp_group(ctx.gpus.front());
     ctx.fsdp.experts = plan_.map.expert_dp_group(ctx.gpus.front());
     ctx.fsdp.regather_in_backward = L.fsdp_regather_in_backward;
+    ctx.fsdp.offload = L.fsdp_offload;
     // The stage has stage_ranks / |group| copies of each group; the step counts one pass's bytes per block.
     const double stage = static_cast<double>(parallel::stage_ranks(L)), blocks = parallel::pass_blocks_per_stage(L);
     ctx.fsdp.dense_copies_per_block = stage / static_cast<double>(ctx.fsdp.dense.size()) / blocks;

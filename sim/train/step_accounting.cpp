@@ -64,6 +64,7 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
   m.optimizer = in.scenario.optimizer.kind;
   m.moment_bytes = in.scenario.optimizer.moment_bytes;
   m.optimizer_offload_fraction = in.scenario.optimizer.offload_fraction;
+  m.shards_on_host = L.fsdp_offload;
   double dense = 0, muon = 0;
   std::vector<model::OpBlock> mine;
   const double worst = in.moe.layers.empty() ? 1.0

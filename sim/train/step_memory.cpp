@@ -41,12 +41,16 @@ std::vector<MemoryShare> memory_per_gpu(const MemoryInputs& in) {
   const double shard_grad_routed = in.zero_stage >= 2 ? in.expert_dp : 1;
   const double shard_w_dense = in.zero_stage >= 3 ? in.dp : 1;
   const double shard_w_routed = in.zero_stage >= 3 ? in.expert_dp : 1;
+  // FSDP's offload keeps the shards in host memory; the gathered layers are transient (or held, below).
+  const double in_hbm = in.shards_on_host ? 0.0 : 1.0;
   std::vector<MemoryShare> out;
-  out.push_back({"weights", in.params.dense * b.weight / shard_w_dense + in.params.routed * b.weight / shard_w_routed});
+  out.push_back({"weights", (in.params.dense * b.weight / shard_w_dense + in.params.routed * b.weight / shard_w_routed) *
+                                in_hbm});
   // Gathered in a forward and freed after the backward: with micro-batches in flight, always resident.
   if (in.gathered_weights_held) out.push_back({"gathered weights (FSDP)", (in.params.dense + in.params.routed) * b.weight});
-  out.push_back({"gradients", in.params.dense * b.gradient / shard_grad_dense +
-                                  in.params.routed * b.gradient / shard_grad_routed});
+  out.push_back({"gradients", (in.params.dense * b.gradient / shard_grad_dense +
+                               in.params.routed * b.gradient / shard_grad_routed) *
+                                  in_hbm});
   out.push_back({"optimizer state", (opt_dense / shard_opt_dense + opt_routed / shard_opt_routed) *
                                         (1 - in.optimizer_offload_fraction)});
   out.push_back({"activations", in.activations_per_microbatch * in.microbatches_in_flight});

@@ -28,6 +28,7 @@ struct MemoryInputs {
   model::Optimizer optimizer = model::Optimizer::AdamW;
   double moment_bytes = 4;    // per optimizer moment: fp32 or BF16
   double optimizer_offload_fraction = 0;  // of the optimizer state kept in host memory (not in HBM)
+  bool shards_on_host = false;  // FSDP's offload: the weight and gradient shards in host memory too
   double muon_fraction = 0;   // of dense parameters that Muon optimises (matrices)
   core::Bytes activations_per_microbatch = 0;  // kept for backward by this rank's stages, one micro-batch
   double microbatches_in_flight = 1;

@@ -160,25 +160,32 @@ class StagePassBuilder {
     }
     return {dense, routed};
   }
-  // One collective over the dense DP group and, at once, one over the EDP group; returns what to wait for.
+  // One collective over the dense DP group and, at once, one over the EDP group; returns what to wait for. With
+  // offload, each member's fp32 shard comes up from (all-gather) or goes down to (reduce-scatter) host memory too,
+  // which a group of one still does.
   std::vector<int> fsdp_collective(int block, CollectiveKind kind, double bytes_per_param, const char* what) {
     const auto [dense, routed] = block_params(block);
     std::vector<int> members;
     for (int g = 0; g < threads(); ++g) members.push_back(first_ + g);
     std::vector<int> out;
-    if (dense > 0 && ctx_.fsdp.dense.size() > 1) {
-      CollectiveCall call{kind, ctx_.fsdp.dense, dense * bytes_per_param, nullptr, label(what, block)};
-      call.copies_per_block = ctx_.fsdp.dense_copies_per_block;
+    const auto add = [&](const std::vector<parallel::GpuIndex>& group, double params, double copies, std::string name) {
+      if (params <= 0 || (group.size() <= 1 && !ctx_.fsdp.offload)) return;
+      CollectiveCall call{kind, group, params * bytes_per_param, nullptr, std::move(name)};
+      call.copies_per_block = copies;
+      if (ctx_.fsdp.offload) {
+        const double shard = params / static_cast<double>(group.size()) * kFsdpHostBytesPerParam;
+        (kind == CollectiveKind::allgather ? call.host_in_bytes : call.host_out_bytes) = shard;
+      }
       out.push_back(p_.add_collective(std::move(call), members));
-    }
-    if (routed > 0 && ctx_.fsdp.experts.size() > 1) {
-      CollectiveCall call{kind, ctx_.fsdp.experts, routed * bytes_per_param, nullptr, label(what, block) + " (experts)"};
-      call.copies_per_block = ctx_.fsdp.expert_copies_per_block;
-      out.push_back(p_.add_collective(std::move(call), members));
-    }
+    };
+    add(ctx_.fsdp.dense, dense, ctx_.fsdp.dense_copies_per_block, label(what, block));
+    add(ctx_.fsdp.experts, routed, ctx_.fsdp.expert_copies_per_block, label(what, block) + " (experts)");
     for (int c : out) issue(c);
     return out;
   }
+  // FSDP's sharded parameters and gradients are fp32 (its mixed precision casts the gathered copy to BF16), so an
+  // offloaded shard moves 4 B per parameter each way.
+  static constexpr double kFsdpHostBytesPerParam = 4;
   // BF16 parameters gathered (nccl-tests all-gather size: the whole gathered buffer).
   std::vector<int> gather_params(int block) {
     return fsdp_collective(block, CollectiveKind::allgather, 2.0, "FSDP parameter all-gather");

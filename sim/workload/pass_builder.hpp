@@ -43,6 +43,10 @@ struct FsdpGroups {
   std::vector<parallel::GpuIndex> experts;  // its EDP group
   double gradient_bytes = 4;                // per parameter reduce-scattered (precision.gradient_reduce)
   bool regather_in_backward = true;         // false: the forward's gathered parameters serve the backward
+  // Parameters and gradients kept in host memory (parallel.fsdp_offload, FSDP's CPU offload): each rank's fp32 shard of
+  // a layer comes up its host port before the layer's all-gather, and its fp32 gradient shard goes down after the
+  // reduce-scatter, as part of those collectives.
+  bool offload = false;
   // How many copies of each group's collective the stage runs for one pass of a block (its DP groups over the
   // blocks the step multiplies a pass's bytes by): CollectiveCall::copies_per_block.
   double dense_copies_per_block = 1, expert_copies_per_block = 1;

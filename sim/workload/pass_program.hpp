@@ -52,6 +52,10 @@ struct CollectiveCall {
   // that spans blocks (FSDP's DP groups: the stage has TP of them and more blocks than that): the step counts the
   // bytes of the copies it does not simulate (PassRunner). 1 for a collective inside the block.
   double copies_per_block = 1;
+  // Bytes each member copies from host memory before the collective and to host memory after it (FSDP's offloaded
+  // shards): net::CollectiveSpec::host_in_bytes and host_out_bytes.
+  core::Bytes host_in_bytes = 0;
+  core::Bytes host_out_bytes = 0;
 };
 
 // What one step of a thread does. Op categories name where compute time goes in the breakdown.

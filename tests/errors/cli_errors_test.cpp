@@ -97,6 +97,8 @@ const std::vector<BadInput> kBadInputs = {
     {"serve scenarios/serving/k3-h200-serving.yaml --set deployment.prefill.weight_offload_gb=-1",
      {"deployment.prefill.weight_offload_gb"}, ">= 0"},
     {"run scenarios/k3-h200-2048.yaml --set optimizer.offload_fraction=2", {"optimizer.offload_fraction"}, "[0, 1]"},
+    {"run scenarios/k3-h200-2048.yaml --set parallel.fsdp_offload=true", {"parallel.fsdp_offload", "only FSDP"},
+     "fsdp: true"},
     {"run scenarios/k3-h200-2048.yaml --set parallel.ep=48", {"k3-h200-2048.yaml", "parallel.ep"}, "ETP x EP dividing"},
     // expert_load.state: a state of another model, a file that is not a state, a state key missing
     {"run scenarios/k3-h200-2048.yaml --set expert_load.state=states/k3-448-qb-hist-20.json",

@@ -182,3 +182,52 @@ TEST(Collective, LinkClassEfficiencyScalesTheBandwidthTerm) {
   EXPECT_NEAR(r.time_s, 14.0 / 8.0 * S / (0.8 * B) + 14 * 2 * oracle::kNvlinkLatencyS, 14 * kPs);
   EXPECT_THROW(efficiency.set(topo::LinkClass::nic, 1.5), core::InputError);
 }
+
+namespace {
+// nvswitch_node with a host port per GPU at PCIe Gen5 x16's 64 GB/s per direction.
+topo::Topology nvswitch_node_with_host(int gpus) {
+  auto gpu = oracle::test_gpu();
+  gpu.host_link_bytes_per_s = 64e9;
+  topo::TopologyBuilder b("nvswitch-host-" + std::to_string(gpus), gpu);
+  const auto sw = b.add_vertex(topo::VertexKind::nvswitch, 0);
+  for (int g = 0; g < gpus; ++g)
+    b.add_duplex(b.add_gpu(0), sw, oracle::kNvlinkBytesPerS, oracle::kNvlinkLatencyS, topo::LinkClass::nvlink);
+  return std::move(b).build();
+}
+}  // namespace
+
+TEST(Collective, HostCopiesRunBeforeAnAllGatherAndAfterAReduceScatterOnEachGpusOwnPort) {
+  // FSDP's offload: each of 8 ranks copies its H = 16 MiB shard from host memory over its own 64 GB/s port (no
+  // sharing: 16 MiB / 64 GB/s = 262.144 us, no latency), then the ring runs as above, 7 x (1 us + S/8/B). A
+  // reduce-scatter copies out the same after its ring: the same sum. The nccl-tests size stays S.
+  const auto topo = nvswitch_node_with_host(8);
+  const double S = 8 * core::kMiB, H = 16 * core::kMiB, B = oracle::kNvlinkBytesPerS;
+  const double expected = H / 64e9 + 7 * (1e-6 + S / 8 / B);
+  for (const char* model : {"flow", "analytical"}) {
+    auto gather = spec_of(CollectiveOp::allgather, CollectiveAlgorithm::ring, 8, S);
+    gather.host_in_bytes = H;
+    auto scatter = spec_of(CollectiveOp::reducescatter, CollectiveAlgorithm::ring, 8, S);
+    scatter.host_out_bytes = H;
+    for (const auto& spec : {gather, scatter}) {
+      const auto r = net::simulate_collective(topo, spec, net::network_model(model, {}));
+      EXPECT_NEAR(r.time_s, expected, 16 * kPs) << model;
+      EXPECT_DOUBLE_EQ(r.algbw_bytes_per_s, S / r.time_s);
+      EXPECT_EQ(r.flows, 8u * 7u + 8u);
+    }
+  }
+  // One rank: its copy alone, 262.144 us.
+  auto alone = spec_of(CollectiveOp::allgather, CollectiveAlgorithm::ring, 1, S);
+  alone.host_in_bytes = H;
+  EXPECT_NEAR(net::simulate_collective(topo, alone, net::network_model("flow", {})).time_s, H / 64e9, kPs);
+}
+
+TEST(Collective, HostCopiesOnAGpuTypeWithoutAHostLinkAreRefused) {
+  auto spec = spec_of(CollectiveOp::allgather, CollectiveAlgorithm::ring, 8, core::kMiB);
+  spec.host_in_bytes = core::kMiB;
+  try {
+    net::simulate_collective(oracle::nvswitch_node(8), spec, net::network_model("flow", {}));
+    ADD_FAILURE() << "accepted";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().key, "host_bytes");
+  }
+}

@@ -189,6 +189,59 @@ TEST(StepGraphRun, AnOffloadedOptimizerStepRunsAtTheHostsDramBandwidth) {
   }
 }
 
+// Issue 49: parallel.fsdp_offload on the FSDP row above (PyTorch FSDP's CPU offload). Each rank's shards leave HBM:
+// the weights, gradients and optimizer state lines fall to 0 and the total by exactly their sum. The optimizer steps
+// on the host at AdamW's 30 B per parameter over the DGX H100's 76.8 GB/s of DRAM per GPU, the shard being the state
+// held before at 12 B per parameter (its gradients went down and its weights come up in the passes, on the network's
+// host ports). Every layer's gather now waits for its shard to come up PCIe, so the exposed all-gather time grows.
+TEST(StepGraphRun, FsdpOffloadMovesTheShardsToTheHostAndItsCopiesIntoTheGathers) {
+  auto run = [](const char* offload) {
+    auto in = input::load_scenario_inputs(std::string(K3SIM_SOURCE_DIR) + "/scenarios/qwen3-235b-h100-256.yaml",
+                                          {"parallel.ep=8", "parallel.pp=1", "parallel.vpp=1", "parallel.fsdp=true",
+                                           "parallel.zero=3", "parallel.schedule=1f1b", "batch.micro_batch_seqs=4",
+                                           "recompute=full", std::string("parallel.fsdp_offload=") + offload},
+                                          "");
+    StepOptions opt;
+    opt.per_layer = false;
+    return simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
+  };
+  const auto bytes = [](const StepResult& r, const std::string& name) {
+    for (const auto& m : r.memory) if (m.name == name) return m.bytes;
+    return -1.0;
+  };
+  const auto seconds = [](const StepResult& r, const std::string& name) {
+    for (const auto& b : r.breakdown) if (b.name == name) return static_cast<double>(b.seconds);
+    return 0.0;
+  };
+  const auto gpu = run("false"), host = run("true");
+  const double shards = bytes(gpu, "weights") + bytes(gpu, "gradients") + bytes(gpu, "optimizer state");
+  for (const char* name : {"weights", "gradients", "optimizer state"}) EXPECT_DOUBLE_EQ(bytes(host, name), 0.0) << name;
+  EXPECT_NEAR(memory_total(host.memory), memory_total(gpu.memory) - shards, 1e-9 * shards);
+  const double shard_params = bytes(gpu, "optimizer state") / 12;
+  EXPECT_NEAR(seconds(host, "optimizer step"), shard_params * 30 / 76.8e9, 1e-6 * shard_params * 30 / 76.8e9);
+  EXPECT_GT(seconds(host, "exposed: all-gather"), seconds(gpu, "exposed: all-gather"));
+  EXPECT_GT(host.step_time_s, gpu.step_time_s);
+}
+
+TEST(StepGraphRun, FsdpOffloadIsRefusedWithoutFsdpOrBesideAnOptimizerShare) {
+  const std::string file = std::string(K3SIM_SOURCE_DIR) + "/scenarios/qwen3-235b-h100-256.yaml";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"parallel.fsdp_offload=true"}, "parallel.fsdp_offload"},
+      {{"parallel.fsdp=true", "parallel.zero=3", "parallel.fsdp_offload=true", "optimizer.offload_fraction=0.5"},
+       "optimizer.offload_fraction"},
+      {{"parallel.fsdp=true", "parallel.zero=3", "parallel.fsdp_offload=true", "optimizer.kind=muon"},
+       "parallel.fsdp_offload"},
+  };
+  for (const auto& [sets, key] : cases) {
+    try {
+      input::load_scenario_inputs(file, sets, "");
+      ADD_FAILURE() << sets.back() << " accepted";
+    } catch (const core::InputError& e) {
+      EXPECT_EQ(e.where().key, key) << sets.back();
+    }
+  }
+}
+
 TEST(StepGraphRun, TheAllToAllOverlapShortensQwen3sInterleavedStep) {
   // scenarios/qwen3-235b-h100-256.yaml is the model zoo's first row (TP2, EP32, PP8 x VPP4, DeepEP). With
   // Megatron-Core's EP all-to-all overlap each steady-state backward runs beside the next forward, their all-to-alls

@@ -28,7 +28,7 @@ struct CollectiveEngine::Running {
 
 CollectiveEngine::CollectiveEngine(engine::Simulator& sim, NetworkModel& network, const topo::Topology& topology)
     : sim_(sim), network_(network), topology_(topology), routes_(topology) {
-  K3SIM_ASSERT(network.links().size() == topology.links().size() + topology.gpu_count(),
+  K3SIM_ASSERT(network.links().size() == net_link_count(topology),
                "collective engine: the network was not built on this topology's links (make_net_links)");
 }
 
@@ -90,12 +90,7 @@ void CollectiveEngine::launch(Running& run, std::uint32_t t) {
     return;
   }
   run.bytes_sent += tr.bytes;
-  std::span<const topo::LinkId> path = routes_.route(tr.src, tr.dst);
-  if (tr.sm_copy) {
-    path_.assign(path.begin(), path.end());
-    path_.push_back(sm_copy_port(topology_, tr.src));
-    path = path_;
-  }
+  const auto path = transfer_path(tr, routes_.route(tr.src, tr.dst), topology_, path_);
   // this and one word fit std::function's local buffer (two pointers in libstdc++): with the id and the index
   // apart the capture took 24 bytes and each flow's callback was a heap allocation.
   K3SIM_ASSERT(id <= std::numeric_limits<std::uint32_t>::max(), "collective id too large for a flow callback");

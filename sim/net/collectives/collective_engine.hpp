@@ -45,7 +45,7 @@ class CollectiveEngine {
   topo::RouteMemo routes_;
   std::unordered_map<CollectiveId, std::unique_ptr<Running>> running_;
   CollectiveId next_id_ = 0;
-  std::vector<topo::LinkId> path_;  // scratch: a route with the sender's copy port appended
+  std::vector<topo::LinkId> path_;  // scratch: a path that is not a route alone (transfer_path)
 };
 
 }  // namespace k3::net

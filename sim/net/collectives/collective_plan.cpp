@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -250,10 +251,17 @@ void check_collective(const CollectiveSpec& spec, const topo::Topology& topology
     if (!seen.insert(g).second) bad("ranks", "GPU " + std::to_string(g) + " appears twice", "distinct GPUs");
   }
   if (!(spec.bytes >= 0)) bad("bytes", "is negative or NaN", "bytes >= 0");
+  if (!(spec.host_in_bytes >= 0 && spec.host_out_bytes >= 0))
+    bad("host_bytes", "is negative or NaN", "bytes >= 0");
+  if ((spec.host_in_bytes > 0 || spec.host_out_bytes > 0) && !(topology.gpu_type().host_link_bytes_per_s > 0))
+    bad("host_bytes", "GPU type '" + topology.gpu_type().name + "' states no host link",
+        "a GPU type with host_link_bytes_per_s (topologies/README.md)");
 }
 
-CollectivePlan expand_collective(const CollectiveSpec& spec, const topo::Topology& topology) {
-  check_collective(spec, topology);
+namespace {
+
+// The transfers between GPUs of `spec` (its host copies aside).
+CollectivePlan expand_between_gpus(const CollectiveSpec& spec, const topo::Topology& topology) {
   const std::size_t n = spec.ranks.size();
   switch (spec.op) {
     case CollectiveOp::allreduce:
@@ -279,6 +287,56 @@ CollectivePlan expand_collective(const CollectiveSpec& spec, const topo::Topolog
     }
   }
   bad("op", "unknown collective operation");
+}
+
+Transfer host_copy(GpuId g, Bytes bytes, HostCopy direction) {
+  Transfer t{g, g, bytes, false, {}};
+  t.host = direction;
+  return t;
+}
+
+// Every rank's copy in from host memory before any transfer of `inner` starts, and every rank's copy out after the
+// last has finished: the shards an offloaded FSDP layer brings up before its all-gather and sends down after its
+// reduce-scatter. A rank could start on its neighbours' chunks before its own copy lands; the ring's first step
+// needs all of them, so the barrier costs nothing where the ranks are alike.
+CollectivePlan with_host_copies(const CollectiveSpec& spec, CollectivePlan inner) {
+  if (spec.host_in_bytes <= 0 && spec.host_out_bytes <= 0) return inner;
+  CollectivePlan plan;
+  plan.reported_bytes = inner.reported_bytes;
+  std::optional<std::uint32_t> ready;
+  if (spec.host_in_bytes > 0) {
+    std::vector<std::uint32_t> ins;
+    for (GpuId g : spec.ranks) ins.push_back(add(plan, host_copy(g, spec.host_in_bytes, HostCopy::to_gpu)));
+    ready = barrier(plan, std::move(ins));
+  }
+  const auto shift = static_cast<std::uint32_t>(plan.transfers.size());
+  for (Transfer t : inner.transfers) {
+    for (auto& before : t.after) before += shift;
+    if (t.after.empty() && ready) t.after = {*ready};
+    add(plan, std::move(t));
+  }
+  if (spec.host_out_bytes > 0) {
+    std::vector<bool> waited_for(plan.transfers.size(), false);
+    for (const Transfer& t : plan.transfers)
+      for (std::uint32_t before : t.after) waited_for[before] = true;
+    std::vector<std::uint32_t> last;
+    for (std::uint32_t t = 0; t < plan.transfers.size(); ++t)
+      if (!waited_for[t]) last.push_back(t);
+    const std::uint32_t done = barrier(plan, std::move(last));
+    for (GpuId g : spec.ranks) {
+      Transfer t = host_copy(g, spec.host_out_bytes, HostCopy::to_host);
+      t.after = {done};
+      add(plan, std::move(t));
+    }
+  }
+  return plan;
+}
+
+}  // namespace
+
+CollectivePlan expand_collective(const CollectiveSpec& spec, const topo::Topology& topology) {
+  check_collective(spec, topology);
+  return with_host_copies(spec, expand_between_gpus(spec, topology));
 }
 
 }  // namespace k3::net

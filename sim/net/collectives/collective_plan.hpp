@@ -19,6 +19,7 @@ struct Transfer {
   // two, a DeepEP copy for one, and an all-to-all expands into hundreds of thousands of transfers.
   boost::container::small_vector<std::uint32_t, 2> after;
   bool sm_copy = false;              // moved by the sender's SMs over NVLink: crosses its copy port too
+  HostCopy host = HostCopy::none;    // not none: src == dst, and the flow crosses only that GPU's host port
 };
 
 struct CollectivePlan {

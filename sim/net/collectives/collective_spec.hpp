@@ -15,6 +15,8 @@
 namespace k3::net {
 
 enum class CollectiveAlgorithm : std::uint8_t { ring, hierarchical, flat, deepep, deepep_ll };
+// A copy between a GPU and its host's memory, over the GPU's host port (network_factory.hpp).
+enum class HostCopy : std::uint8_t { none, to_gpu, to_host };
 
 std::string_view to_string(CollectiveOp op);
 std::string_view to_string(CollectiveAlgorithm algorithm);
@@ -53,6 +55,11 @@ struct CollectiveSpec {
   // DeepEP only: the NIC copy is sent in this many chunks; NVLink forwarding of a chunk starts when it
   // arrives, so the two stages overlap.
   int pipeline_chunks = 4;
+  // Bytes every rank first copies from host memory (its shard of offloaded parameters, before an all-gather) and
+  // last copies to host memory (its gradient shard, after a reduce-scatter), over its own host port. Timed with the
+  // collective; not part of the nccl-tests size.
+  core::Bytes host_in_bytes = 0;
+  core::Bytes host_out_bytes = 0;
 };
 
 // nccl-tests bus bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for reduce-scatter, all-gather and

@@ -7,7 +7,9 @@ namespace k3::net {
 bool is_ring(const CollectiveSpec& spec) {
   const bool ring_op = spec.op == CollectiveOp::allreduce || spec.op == CollectiveOp::reducescatter ||
                        spec.op == CollectiveOp::allgather;
-  return ring_op && spec.algorithm == CollectiveAlgorithm::ring && spec.ranks.size() >= 2;
+  // Host copies around it are not ring steps.
+  return ring_op && spec.algorithm == CollectiveAlgorithm::ring && spec.ranks.size() >= 2 && spec.host_in_bytes <= 0 &&
+         spec.host_out_bytes <= 0;
 }
 
 RingStep ring_step(const CollectiveSpec& spec, const topo::Topology& topology) {
