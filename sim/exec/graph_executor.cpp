@@ -42,6 +42,10 @@ PlannedCollective plan_of(const net::CollectiveSpec& spec, const topo::Topology&
   for (auto& t : out.plan.transfers) {
     if (t.barrier) continue;
     t.bytes *= steps;
+    if (t.host != net::HostCopy::none) {  // one port of the GPU's own, no latency (make_net_links)
+      out.bytes.host += t.bytes;
+      continue;
+    }
     core::Seconds latency = 0;
     for (topo::LinkId l : topology.route(t.src, t.dst)) {
       if (links != nullptr) latency += (**links)[l].latency_s;
@@ -112,7 +116,7 @@ class GraphRun {
     auto trailing = std::make_shared<SimTime>(SimTime::zero());
     for (const auto& spec : node.collectives) {
       auto planned = plan_of(spec, runner_->topology(), &runner_->links());
-      for (std::size_t c = 0; c < planned.bytes.bytes.size(); ++c) out_.bytes[n].bytes[c] += planned.bytes.bytes[c];
+      out_.bytes[n].add(planned.bytes);
       *trailing = std::max(*trailing, planned.trailing_latency);
       engine_->start(std::move(planned.plan), spec.op, spec.ranks.size(),
                     [this, n, left, trailing](const net::CollectiveResult&) {

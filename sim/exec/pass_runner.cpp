@@ -36,9 +36,7 @@ class SoloLauncher final : public CollectiveLauncher {
       : sim_(sim), lookup_(std::move(lookup)), bytes_(bytes) {}
   void launch(const workload::CollectiveCall& call, std::function<void()> on_done) override {
     const auto [duration, moved] = lookup_(call);
-    if (bytes_ != nullptr) {
-      for (std::size_t c = 0; c < bytes_->bytes.size(); ++c) bytes_->bytes[c] += moved->bytes[c];
-    }
+    if (bytes_ != nullptr) bytes_->add(*moved);
     sim_.schedule_after(duration, std::move(on_done));
   }
 
@@ -52,11 +50,15 @@ void collect_link_bytes(const net::NetworkModel& network, const topo::Topology& 
   if (out == nullptr) return;
   const auto& links = topology.links();
   // In the order the flows first crossed the links, which a pass replayed on other GPUs of a symmetric fabric
-  // shares (replay_fingerprint.hpp), so that its sums are the same to the bit. Copy and host ports (past the
-  // topology's links) belong to no link class.
+  // shares (replay_fingerprint.hpp), so that its sums are the same to the bit. Copy ports (past the topology's
+  // links) belong to no link class; host ports (past those) are counted apart.
+  const std::size_t host_ports = links.size() + topology.gpu_count();
   for (net::NetLinkId l : network.used_links()) {
-    if (l >= links.size()) continue;
-    out->bytes[static_cast<std::size_t>(links[l].link_class)] += network.link_bytes(l);
+    if (l >= host_ports) {
+      out->host += network.link_bytes(l);
+    } else if (l < links.size()) {
+      out->bytes[static_cast<std::size_t>(links[l].link_class)] += network.link_bytes(l);
+    }
   }
 }
 
@@ -287,7 +289,7 @@ std::optional<PassOutcome> PassRunner::run_or_share(const workload::PassProgram&
     if (!record) return std::nullopt;
   }
   if (link_bytes != nullptr) {
-    for (std::size_t c = 0; c < link_bytes->bytes.size(); ++c) link_bytes->bytes[c] += record->bytes.bytes[c];
+    link_bytes->add(record->bytes);
     add_unsimulated_copies(program, *link_bytes);
   }
   return std::move(record->outcome);
@@ -298,7 +300,7 @@ void PassRunner::add_unsimulated_copies(const workload::PassProgram& program, Li
   for (const auto& call : program.collectives) {
     if (call.copies_per_block == 1) continue;
     const auto& r = solo(call);
-    for (std::size_t c = 0; c < bytes.bytes.size(); ++c) bytes.bytes[c] += r.bytes.bytes[c] * (call.copies_per_block - 1);
+    bytes.add(r.bytes, call.copies_per_block - 1);
   }
 }
 

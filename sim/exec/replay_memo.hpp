@@ -23,8 +23,15 @@
 
 namespace k3::exec {
 
+// Bytes carried per topology link class, and over the GPUs' host ports (net::host_port: offloaded shards), which
+// belong to no class.
 struct LinkClassBytes {
   std::array<double, topo::kLinkClassCount> bytes{};
+  double host = 0;
+  void add(const LinkClassBytes& other, double scale = 1) {
+    for (std::size_t c = 0; c < bytes.size(); ++c) bytes[c] += other.bytes[c] * scale;
+    host += other.host * scale;
+  }
 };
 
 struct ReplayRecord {

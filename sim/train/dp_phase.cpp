@@ -296,7 +296,7 @@ class DpWorkBuilder {
         if (!g->active(p) || gathered <= 0) continue;
         n.collectives.push_back(ring(net::CollectiveOp::allgather, g->gpus, p * 2.0 * gathered));
         const auto bytes = exec::collective_link_bytes(n.collectives.back(), in_.topology);
-        for (std::size_t c = 0; c < bytes.bytes.size(); ++c) out_.link_bytes.bytes[c] += bytes.bytes[c] * g->copies;
+        out_.link_bytes.add(bytes, g->copies);
       }
       if (!n.collectives.empty()) chain(std::move(n), "exposed: Muon gradient all-gather");
     }

@@ -24,6 +24,7 @@ LayerPassResult simulate_layer_pass(const workload::PassBuildContext& ctx, int b
   for (std::size_t c = 0; c < bytes.bytes.size(); ++c) {
     if (bytes.bytes[c] > 0) out.bytes[std::string(topo::to_string(static_cast<topo::LinkClass>(c)))] = bytes.bytes[c];
   }
+  if (bytes.host > 0) out.bytes["host"] = bytes.host;
   return out;
 }
 

@@ -60,6 +60,9 @@ OpTracePass trace_pass(int rank, const parallel::PassTiming& at, const TracedPro
     out.link_utilisation[std::string(topo::to_string(static_cast<topo::LinkClass>(c)))] =
         bytes.bytes[c] / (capacity[c] * share * seconds);
   }
+  const double host_capacity = 2.0 * static_cast<double>(topology.gpu_count()) * topology.gpu_type().host_link_bytes_per_s;
+  if (bytes.host > 0 && host_capacity > 0 && seconds > 0)
+    out.link_utilisation["host"] = bytes.host / (host_capacity * share * seconds);
   return out;
 }
 

@@ -131,7 +131,7 @@ PassView view_of(const AccountingInputs& in, int rank, const parallel::Pass& pas
     add_into(v.compute_s, r.compute_s, sign);
     add_into(v.measured_s, r.measured_s, sign);
     add_into(v.exposed_s, r.exposed_s, sign);
-    for (std::size_t c = 0; c < v.bytes.bytes.size(); ++c) v.bytes.bytes[c] += sign * r.link_bytes.bytes[c];
+    v.bytes.add(r.link_bytes, sign);
   };
   const int stage = s.stage_of(rank, pass.work.chunk);
   switch (pass.kind) {
@@ -265,19 +265,17 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
   for (int k = 0; k < in.plan.schedule.ranks; ++k) {
     for (const auto& pt : t.per_rank[static_cast<std::size_t>(k)]) {
       const auto v = view_of(in, k, pt.pass);
-      for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += v.bytes.bytes[c] * groups_per_stage;
+      step_bytes.add(v.bytes, groups_per_stage);
     }
   }
-  for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += in.dp.link_bytes.bytes[c];
-  for (const auto& [node, copies] : in.dp.copies) {
-    for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += in.times.bytes[node].bytes[c] * copies;
-  }
+  step_bytes.add(in.dp.link_bytes);
+  for (const auto& [node, copies] : in.dp.copies) step_bytes.add(in.times.bytes[node], copies);
   // Activation sends: the graph runs one pipeline's (its TP ranks' slices and gathers); every pipeline of the job
   // sends the same.
   const double pipelines = static_cast<double>(in.plan.map.gpus()) / (static_cast<double>(in.plan.schedule.ranks) * L.tp);
   for (exec::GraphNodeId n = 0; n < in.pipeline.graph.nodes.size(); ++n) {
     if (in.pipeline.graph.nodes[n].kind != exec::GraphNodeKind::send) continue;
-    for (std::size_t c = 0; c < step_bytes.bytes.size(); ++c) step_bytes.bytes[c] += in.times.bytes[n].bytes[c] * pipelines;
+    step_bytes.add(in.times.bytes[n], pipelines);
   }
   std::array<double, topo::kLinkClassCount> capacity{};
   for (const auto& l : in.topology.links()) capacity[static_cast<std::size_t>(l.link_class)] += l.capacity_bytes_per_s;
@@ -293,6 +291,14 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
     }
     r.links.push_back({std::string(topo::to_string(static_cast<topo::LinkClass>(c))), step_bytes.bytes[c],
                        step_bytes.bytes[c] / (capacity[c] * r.step_time_s)});
+  }
+  // The GPUs' host ports, both directions of every GPU's (offloaded FSDP shards); only where something crossed them.
+  if (step_bytes.host > 0) {
+    const double host_capacity = 2.0 * static_cast<double>(in.topology.gpu_count()) * gpu.host_link_bytes_per_s;
+    if (step_bytes.host > host_capacity * r.step_time_s * (1 + 1e-9))
+      throw core::InternalError(fmt::format("the host ports carried {:.4g} B in a {:.4g} s step: more than their {:.4g} B/s",
+                                            step_bytes.host, r.step_time_s, host_capacity));
+    r.links.push_back({"host", step_bytes.host, step_bytes.host / (host_capacity * r.step_time_s)});
   }
 
   if (in.options.trace) {

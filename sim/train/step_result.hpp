@@ -32,7 +32,7 @@ inline double memory_total(const std::vector<MemoryShare>& shares) {
 }
 
 struct LinkClassUse {
-  std::string link_class;       // nvlink, nic, leaf_spine, ...
+  std::string link_class;       // nvlink, nic, leaf_spine, ..., host (the GPUs' host ports, both directions)
   double bytes = 0;             // carried in the simulated window (all links of the class)
   double mean_utilisation = 0;  // bytes / (the class's capacity x step time), in [0, 1] (checked)
 };

@@ -221,6 +221,13 @@ TEST(StepGraphRun, FsdpOffloadMovesTheShardsToTheHostAndItsCopiesIntoTheGathers)
   EXPECT_NEAR(seconds(host, "optimizer step"), shard_params * 30 / 76.8e9, 1e-6 * shard_params * 30 / 76.8e9);
   EXPECT_GT(seconds(host, "exposed: all-gather"), seconds(gpu, "exposed: all-gather"));
   EXPECT_GT(host.step_time_s, gpu.step_time_s);
+  // The host ports' traffic: per micro-batch every GPU brings each shard up twice (the forward's gather and the
+  // backward's) and sends its gradient down once, 3 x 4 B per parameter of its shard. DP = 256 / (TP 2) = 128, so
+  // 2,048 sequences / (128 x 4 per micro-batch) = 4 micro-batches: 256 GPUs x 4 x 12 B x shard.
+  double host_bytes = -1;
+  for (const auto& l : host.links) if (l.link_class == "host") host_bytes = l.bytes;
+  EXPECT_NEAR(host_bytes, 256.0 * 4 * 12 * shard_params, 1e-9 * host_bytes);
+  for (const auto& l : gpu.links) EXPECT_NE(l.link_class, "host");
 }
 
 TEST(StepGraphRun, FsdpOffloadIsRefusedWithoutFsdpOrBesideAnOptimizerShare) {
