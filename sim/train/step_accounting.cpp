@@ -81,7 +81,8 @@ std::vector<MemoryShare> rank_memory(const AccountingInputs& in, int rank) {
         // What one rank keeps: TP (and sequence parallelism) split the non-routed activations; a rank's
         // routed tokens are 1/TP of the micro-batch's under sequence parallelism, gathered ETP ways.
         const double tokens = L.sequence_parallel ? static_cast<double>(L.etp) / L.tp : 1.0;
-        const double share = workload::tp_saved_fraction(op, L.tp, L.sequence_parallel);
+        const double share = workload::tp_saved_fraction(op, L.tp, L.sequence_parallel) *
+                             workload::etp_saved_fraction(op, L.etp);
         op.saved_bytes *= share;
         op.saved_qkv_bytes *= share;
         op = model::scale_routed(op, worst * tokens);

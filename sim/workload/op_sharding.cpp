@@ -75,6 +75,11 @@ double tp_saved_fraction(const Op& op, int tp, bool sequence_parallel) {
   }
 }
 
+double etp_saved_fraction(const Op& op, int etp) {
+  if (etp <= 1 || !op.routed) return 1.0;
+  return op.name == "routed_activation" || op.name == "routed_down" ? 1.0 / etp : 1.0;
+}
+
 void apply_context_parallel(std::vector<model::OpBlock>& blocks, int cp) {
   for (auto& b : blocks) {
     for (auto& op : b.ops) {

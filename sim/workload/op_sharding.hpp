@@ -38,5 +38,8 @@ bool ends_tp_region(const model::Op& op);
 // rank unless sequence parallelism splits it; what lies inside a TP region (attention core, the activation
 // function, the input of a row-parallel projection) is split TP ways. Routed ops: 1 (scaled by the caller).
 double tp_saved_fraction(const model::Op& op, int tp, bool sequence_parallel);
+// The share of a routed op's saved input one rank of an expert-TP group of `etp` keeps: the activation and the down
+// GEMM take the expert's intermediate, of which the rank holds 1/ETP of the columns; the rest take whole rows.
+double etp_saved_fraction(const model::Op& op, int etp);
 
 }  // namespace k3::workload

@@ -263,7 +263,10 @@ class StagePassBuilder {
     // (ETP = TP).
     const double tokens = ctx_.sequence_parallel ? static_cast<double>(ctx_.etp) / ctx_.tp : 1.0;
     Op o = model::scale_routed(op, factor * tokens);
+    // An ETP rank holds 1/ETP of each expert's intermediate columns: its GEMMs and the activation between them
+    // work on that slice of the (gathered) tokens' rows.
     if (ctx_.etp > 1 && o.kind == OpKind::ExpertGemm) o = shard_for_tp(o, ctx_.etp);
+    if (ctx_.etp > 1 && o.name == "routed_activation") o = shard_for_tp(o, ctx_.etp, /*sequence_parallel=*/true);
     // A GPU reads only the weights of the experts it hosts.
     const double local_weights = o.weight_bytes / ctx_.ep;
     o.read_bytes -= o.weight_bytes - local_weights;

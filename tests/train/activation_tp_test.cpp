@@ -67,5 +67,31 @@ TEST(ActivationTp, MoeLayerSplitsOnlyTheNonRoutedPart) {
   EXPECT_TRUE(norm);
 }
 
+TEST(ActivationTp, AnExpertTpRankKeepsItsSliceOfTheIntermediate) {
+  // Qwen3-235B's routed expert: up GEMM 4,096 -> 2 x 1,536 (SwiGLU), activation, down GEMM 1,536 -> 4,096. Per routed
+  // row, BF16: the up GEMM saves its 4,096-wide input, the activation its 2 x 1,536 input, the down GEMM its 1,536
+  // input. An ETP rank holds half of each expert's 1,536 intermediate columns at ETP 2: the activation's and the
+  // down GEMM's saved inputs halve, the up GEMM's (whole rows of the gathered tokens) stays.
+  const auto spec = model::load_model("qwen3-235b-a22b");
+  model::MicroBatch mb;
+  mb.seq = 4096;
+  const auto blocks = model::build_ops(spec, mb);
+  int seen = 0;
+  for (const auto& op : first_layer(blocks).ops) {
+    if (op.name == "routed_up") {
+      EXPECT_EQ(workload::etp_saved_fraction(op, 2), 1.0);
+      ++seen;
+    }
+    if (op.name == "routed_activation" || op.name == "routed_down") {
+      EXPECT_EQ(workload::etp_saved_fraction(op, 2), 0.5) << op.name;
+      ++seen;
+    }
+    if (!op.routed) {
+      EXPECT_EQ(workload::etp_saved_fraction(op, 2), 1.0) << op.name;
+    }
+  }
+  EXPECT_EQ(seen, 3);
+}
+
 }  // namespace
 }  // namespace k3
