@@ -27,6 +27,23 @@ constexpr const char* kDsv3Small =
     "precision: {gemm: fp8, dispatch: fp8}\n"
     "communication: {alltoall: deepep, comm_sms: 20, node_limit: 4}\n";
 
+// scenarios/qwen3-235b-h100-256.yaml with `sets` applied, one step without per-layer results.
+StepResult run_qwen3_zoo_row(const std::vector<std::string>& sets) {
+  auto in = input::load_scenario_inputs(std::string(K3SIM_SOURCE_DIR) + "/scenarios/qwen3-235b-h100-256.yaml", sets, "");
+  StepOptions opt;
+  opt.per_layer = false;
+  return simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
+}
+
+// The zoo's FSDP row: TP2, EP8, EDP32, no PP, FSDP, 4 sequences per micro-batch, full recompute; `extra` on top.
+StepResult run_qwen3_fsdp_row(const std::string& extra = {}) {
+  std::vector<std::string> sets{"parallel.ep=8", "parallel.pp=1", "parallel.vpp=1", "parallel.fsdp=true",
+                                "parallel.zero=3", "parallel.schedule=1f1b", "batch.micro_batch_seqs=4",
+                                "recompute=full"};
+  if (!extra.empty()) sets.push_back(extra);
+  return run_qwen3_zoo_row(sets);
+}
+
 struct Captured {
   nlohmann::json programs;
   std::string json;
@@ -100,14 +117,7 @@ TEST(StepGraphRun, TheQwen3FsdpLayoutKeepsEveryLinkClassWithinItsCapacity) {
   // micro-batch, full recompute. Its expert all-gathers and reduce-scatters run side by side on the same NICs; the
   // step's link report (bytes over capacity x step time per class) stays within 100 %, and the step graph's and
   // the passes' networks check every link (an internal error otherwise).
-  auto in = input::load_scenario_inputs(std::string(K3SIM_SOURCE_DIR) + "/scenarios/qwen3-235b-h100-256.yaml",
-                                        {"parallel.ep=8", "parallel.pp=1", "parallel.vpp=1", "parallel.fsdp=true",
-                                         "parallel.zero=3", "parallel.schedule=1f1b", "batch.micro_batch_seqs=4",
-                                         "recompute=full"},
-                                        "");
-  StepOptions opt;
-  opt.per_layer = false;
-  const auto r = simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
+  const auto r = run_qwen3_fsdp_row();
   ASSERT_FALSE(r.links.empty());
   for (const auto& l : r.links) {
     EXPECT_LE(l.mean_utilisation, 1.0) << l.link_class;
@@ -122,16 +132,7 @@ TEST(StepGraphRun, TheQwen3FsdpLayoutKeepsEveryLinkClassWithinItsCapacity) {
 // (2 B) and a reduce-scatter (4 B, fp32): 8 B. Keeping the forward's parameters for the backward (micro_batch)
 // drops the second gather: 6 B, 0.75 of the NIC bytes, and holds the whole weights. Once per step is ZeRO-1.
 TEST(StepGraphRun, FsdpThatKeepsTheForwardsParametersMovesThreeQuartersOfTheBytes) {
-  auto run = [](const char* when) {
-    auto in = input::load_scenario_inputs(std::string(K3SIM_SOURCE_DIR) + "/scenarios/qwen3-235b-h100-256.yaml",
-                                          {"parallel.ep=8", "parallel.pp=1", "parallel.vpp=1", "parallel.fsdp=true",
-                                           "parallel.zero=3", "parallel.schedule=1f1b", "batch.micro_batch_seqs=4",
-                                           "recompute=full", std::string("parallel.fsdp_regather=") + when},
-                                          "");
-    StepOptions opt;
-    opt.per_layer = false;
-    return simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
-  };
+  auto run = [](const char* when) { return run_qwen3_fsdp_row(std::string("parallel.fsdp_regather=") + when); };
   const auto nic = [](const StepResult& r) {
     for (const auto& l : r.links) if (l.link_class == "nic") return l.bytes;
     return 0.0;
@@ -155,14 +156,9 @@ TEST(StepGraphRun, FsdpThatKeepsTheForwardsParametersMovesThreeQuartersOfTheByte
 // (fp32 master and two fp32 moments); afterwards none of it is.
 TEST(StepGraphRun, AnOffloadedOptimizerStepRunsAtTheHostsDramBandwidth) {
   auto run = [](const char* fraction) {
-    auto in = input::load_scenario_inputs(std::string(K3SIM_SOURCE_DIR) + "/scenarios/qwen3-235b-h100-256.yaml",
-                                          {"parallel.ep=8", "parallel.pp=1", "parallel.vpp=1", "parallel.zero=1",
-                                           "parallel.schedule=1f1b", "batch.micro_batch_seqs=4", "recompute=full",
-                                           std::string("optimizer.offload_fraction=") + fraction},
-                                          "");
-    StepOptions opt;
-    opt.per_layer = false;
-    return simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
+    return run_qwen3_zoo_row({"parallel.ep=8", "parallel.pp=1", "parallel.vpp=1", "parallel.zero=1",
+                              "parallel.schedule=1f1b", "batch.micro_batch_seqs=4", "recompute=full",
+                              std::string("optimizer.offload_fraction=") + fraction});
   };
   const auto named = [](const auto& items, const std::string& name) {
     for (const auto& i : items) if (i.name == name) return static_cast<double>(i.seconds);
@@ -195,16 +191,7 @@ TEST(StepGraphRun, AnOffloadedOptimizerStepRunsAtTheHostsDramBandwidth) {
 // held before at 12 B per parameter (its gradients went down and its weights come up in the passes, on the network's
 // host ports). Every layer's gather now waits for its shard to come up PCIe, so the exposed all-gather time grows.
 TEST(StepGraphRun, FsdpOffloadMovesTheShardsToTheHostAndItsCopiesIntoTheGathers) {
-  auto run = [](const char* offload) {
-    auto in = input::load_scenario_inputs(std::string(K3SIM_SOURCE_DIR) + "/scenarios/qwen3-235b-h100-256.yaml",
-                                          {"parallel.ep=8", "parallel.pp=1", "parallel.vpp=1", "parallel.fsdp=true",
-                                           "parallel.zero=3", "parallel.schedule=1f1b", "batch.micro_batch_seqs=4",
-                                           "recompute=full", std::string("parallel.fsdp_offload=") + offload},
-                                          "");
-    StepOptions opt;
-    opt.per_layer = false;
-    return simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
-  };
+  auto run = [](const char* offload) { return run_qwen3_fsdp_row(std::string("parallel.fsdp_offload=") + offload); };
   const auto bytes = [](const StepResult& r, const std::string& name) {
     for (const auto& m : r.memory) if (m.name == name) return m.bytes;
     return -1.0;
@@ -253,13 +240,7 @@ TEST(StepGraphRun, TheAllToAllOverlapShortensQwen3sInterleavedStep) {
   // scenarios/qwen3-235b-h100-256.yaml is the model zoo's first row (TP2, EP32, PP8 x VPP4, DeepEP). With
   // Megatron-Core's EP all-to-all overlap each steady-state backward runs beside the next forward, their all-to-alls
   // hidden behind each other's compute: the step is shorter and its exposed all-to-all time smaller.
-  auto run = [](const char* overlap) {
-    auto in = input::load_scenario_inputs(std::string(K3SIM_SOURCE_DIR) + "/scenarios/qwen3-235b-h100-256.yaml",
-                                          {std::string("parallel.a2a_overlap=") + overlap}, "");
-    StepOptions opt;
-    opt.per_layer = false;
-    return simulate_step(in.scenario, in.model, *in.topology, in.profile_or_null(), opt);
-  };
+  auto run = [](const char* overlap) { return run_qwen3_zoo_row({std::string("parallel.a2a_overlap=") + overlap}); };
   const auto exposed_a2a = [](const StepResult& r) {
     double s = 0;
     for (const auto& t : r.breakdown) s += t.name.find("exposed: all-to-all") == 0 ? t.seconds : 0;
