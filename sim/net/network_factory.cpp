@@ -78,9 +78,9 @@ std::vector<NetLink> make_net_links(const topo::Topology& topology, const LinkEf
     for (const NetLink& l : links) port = std::max(port, l.capacity_bytes_per_s);
   }
   links.insert(links.end(), topology.gpu_count(), NetLink{port, 0.0});
-  // Host ports at the GPU type's figure per direction, its line rate: the copies that cross them are tens of MB,
-  // where pinned cudaMemcpy comes near it; no latency of their own. A GPU type that states none gets ports no
-  // flow may cross (the scenario checks refuse offload on it).
+  // Host ports at the GPU type's figure per direction, its line rate (an assumption, as serving's weight reads take
+  // it; protocol overhead would lower it), with no latency of their own: the copies that cross them are megabytes.
+  // A GPU type that states none gets ports no flow may cross (check_collective and the scenario checks refuse it).
   links.insert(links.end(), 2 * topology.gpu_count(), NetLink{topology.gpu_type().host_link_bytes_per_s, 0.0});
   return links;
 }

@@ -297,8 +297,8 @@ Transfer host_copy(GpuId g, Bytes bytes, HostCopy direction) {
 
 // Every rank's copy in from host memory before any transfer of `inner` starts, and every rank's copy out after the
 // last has finished: the shards an offloaded FSDP layer brings up before its all-gather and sends down after its
-// reduce-scatter. A rank could start on its neighbours' chunks before its own copy lands; the ring's first step
-// needs all of them, so the barrier costs nothing where the ranks are alike.
+// reduce-scatter. A rank's first ring send needs only its own shard; the barrier makes every rank wait for the
+// slowest copy, which costs nothing where the ranks' copies are alike (each crosses its own port).
 CollectivePlan with_host_copies(const CollectiveSpec& spec, CollectivePlan inner) {
   if (spec.host_in_bytes <= 0 && spec.host_out_bytes <= 0) return inner;
   CollectivePlan plan;
