@@ -104,8 +104,8 @@ class ShapeBounds {
     const auto& like = role == Role::decode ? base.decode : base.prefill;
     b.instance.redundant_experts = static_cast<int>(std::lround(redundant_per_gpu(like, gpn) * nodes * gpn));
     const bool mtp = spec_.workload.mtp_draft_tokens > 0;
-    const auto o = serve::kv_capacity_options(spec_, b.instance, nodes * gpn, topo.gpu_type().hbm_bytes,
-                                              mtp && role != Role::prefill);
+    const auto o = serve::kv_capacity_options(spec_, b.instance, role == Role::prefill, nodes * gpn,
+                                              topo.gpu_type().hbm_bytes, mtp && role != Role::prefill);
     serve::RankKvCapacity kv;
     try {
       kv = serve::rank_kv_capacity(in_.inputs.model, o, {spec_.source, "deployment", 0});

@@ -33,7 +33,7 @@ std::string memory_remedies(const KvCapacityOptions& o) {
 
 }  // namespace
 
-KvCapacityOptions kv_capacity_options(const ServeSpec& spec, const InstanceSpec& is, int gpus,
+KvCapacityOptions kv_capacity_options(const ServeSpec& spec, const InstanceSpec& is, bool prefill_instance, int gpus,
                                       core::Bytes hbm_bytes_per_gpu, bool mtp_loaded) {
   KvCapacityOptions o;
   o.instance = is;
@@ -44,7 +44,7 @@ KvCapacityOptions kv_capacity_options(const ServeSpec& spec, const InstanceSpec&
   o.page_tokens = spec.scheduler.page_tokens;
   o.mtp_loaded = mtp_loaded;
   o.kv_cache_bytes_per_element = spec.kv_cache_bytes_per_element;
-  o.prefill = &is == &spec.deployment.prefill && spec.deployment.kind == DeploymentKind::disaggregated;
+  o.prefill = prefill_instance && spec.deployment.kind == DeploymentKind::disaggregated;
   return o;
 }
 

@@ -44,8 +44,9 @@ struct KvCapacityOptions {
   bool prefill = false;               // a disaggregated deployment's prefill instance (it may take pp stages)
 };
 
-// The options a serving scenario gives an instance of `is` on `gpus` GPUs of `hbm_bytes_per_gpu` each.
-KvCapacityOptions kv_capacity_options(const ServeSpec& spec, const InstanceSpec& is, int gpus,
+// The options a serving scenario gives an instance of `is` on `gpus` GPUs of `hbm_bytes_per_gpu` each; `prefill_instance`:
+// `is` is the deployment's prefill instance type.
+KvCapacityOptions kv_capacity_options(const ServeSpec& spec, const InstanceSpec& is, bool prefill_instance, int gpus,
                                       core::Bytes hbm_bytes_per_gpu, bool mtp_loaded);
 
 // Throws core::InputError at `where` when the weights alone leave no room.

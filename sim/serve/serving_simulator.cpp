@@ -68,13 +68,14 @@ class ServingRun {
                              fmt::format("the deployment needs {} nodes; topology '{}' has {}", needed, topo.name(),
                                          topo.node_count()),
                              fmt::format("at most {} nodes in all (or cluster.nodes larger)", topo.node_count()));
-    auto capacity = [&](const InstanceSpec& is, bool mtp) {
-      return rank_kv_capacity(*in_.model, kv_capacity_options(spec_, is, is.nodes * gpn, topo.gpu_type().hbm_bytes, mtp),
+    auto capacity = [&](const InstanceSpec& is, bool prefill, bool mtp) {
+      return rank_kv_capacity(*in_.model,
+                              kv_capacity_options(spec_, is, prefill, is.nodes * gpn, topo.gpu_type().hbm_bytes, mtp),
                               {spec_.source, "deployment", 0});
     };
     const bool mtp = spec_.workload.mtp_draft_tokens > 0;
-    prefill_kv_ = capacity(d.prefill, mtp && colocated);
-    decode_kv_ = colocated ? prefill_kv_ : capacity(d.decode, mtp);
+    prefill_kv_ = capacity(d.prefill, true, mtp && colocated);
+    decode_kv_ = colocated ? prefill_kv_ : capacity(d.decode, false, mtp);
     for (int i = 0; i < d.prefill_instances; ++i) make(d.prefill, true, colocated, &prefill_kv_);
     if (!colocated)
       for (int i = 0; i < d.decode_instances; ++i) make(d.decode, false, true, &decode_kv_);
