@@ -186,11 +186,14 @@ void read_scheduler(const YamlValue& v, serve::SchedulerSpec& s) {
   if (auto o = v.find("overlap")) {
     if (!o->is_sequence() && !o->is_null())
       o->fail("must be a list", "a list of " + core::entry_names(serve::overlap_options()) + ", e.g. [two_batch]");
-    s.two_batch_overlap = s.combine_with_down_gemm = false;
+    s.two_batch_overlap = s.combine_with_down_gemm = s.shared_experts_with_dispatch = false;
     for (const auto& item : o->items()) {
       const auto name = item.as_enum(core::entry_name_list(serve::overlap_options()));
-      const auto kind = core::find_entry(serve::overlap_options(), name)->overlap;
-      (kind == serve::Overlap::two_batch ? s.two_batch_overlap : s.combine_with_down_gemm) = true;
+      switch (core::find_entry(serve::overlap_options(), name)->overlap) {
+        case serve::Overlap::two_batch: s.two_batch_overlap = true; break;
+        case serve::Overlap::combine_with_down_gemm: s.combine_with_down_gemm = true; break;
+        case serve::Overlap::shared_experts_with_dispatch: s.shared_experts_with_dispatch = true; break;
+      }
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -115,7 +116,7 @@ IterationTime IterationCostModel::compute(const BatchShape& s) {
   struct PipelineStage {
     std::vector<IterationStage> micro_batch, whole_batch;
     core::Seconds one_batch = 0;
-    bool in_pieces = false;
+    bool on_streams = false;  // a combine in pieces or compute beside a communication: simulated on the streams
   };
   const int pp = opt_.instance.pp;
   const int layers = static_cast<int>(spec_.layers.size());
@@ -152,10 +153,10 @@ IterationTime IterationCostModel::compute(const BatchShape& s) {
     if (opt_.two_batch_overlap) {
       const HalfCost& h = cost_at(half, 0.5);
       for (int r = 0; r < repeats; ++r) st.micro_batch.insert(st.micro_batch.end(), h.stages.begin(), h.stages.end());
-    } else if (opt_.combine_with_down_gemm) {
+    } else if (opt_.combine_with_down_gemm || opt_.shared_experts_with_dispatch) {
       for (int r = 0; r < repeats; ++r) st.whole_batch.insert(st.whole_batch.end(), c.stages.begin(), c.stages.end());
     }
-    for (const auto& piece : c.stages) st.in_pieces = st.in_pieces || piece.pieces > 1;
+    for (const auto& piece : c.stages) st.on_streams = st.on_streams || piece.pieces > 1 || piece.beside_communication;
     total.attention += repeats * c.parts.attention;
     total.experts += repeats * c.parts.experts;
     total.other_compute += repeats * c.parts.other_compute;
@@ -171,7 +172,7 @@ IterationTime IterationCostModel::compute(const BatchShape& s) {
     core::Seconds t = st.one_batch;
     if (opt_.two_batch_overlap && communicates) {
       t = iteration_on_streams(st.micro_batch, 2, opt_.comm_sm_slowdown);
-    } else if (st.in_pieces) {
+    } else if (st.on_streams) {
       t = iteration_on_streams(st.whole_batch, 1, opt_.comm_sm_slowdown);
     }
     // A new batch enters the pipeline as soon as its slowest stage is free; one batch passes every stage and each
@@ -223,11 +224,18 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
   };
   // The next compute after the down GEMM starts a stage of its own too.
   bool after_down_gemm = false;
+  // The shared experts beside the dispatch: one stage of their sum, placed after the dispatch's once the block is done.
+  std::optional<std::size_t> dispatch_stage;
+  core::Seconds beside_dispatch = 0;
   auto add = [&](const Op& op, core::Seconds t) {
     out.compute += t;
-    const bool down_gemm = combine_in_pieces && op.name == "routed_down";
-    stage(t, false, down_gemm || after_down_gemm);
-    after_down_gemm = down_gemm;
+    if (dispatch_stage && opt_.shared_experts_with_dispatch && workload::is_shared_expert(op)) {
+      beside_dispatch += t;
+    } else {
+      const bool down_gemm = combine_in_pieces && op.name == "routed_down";
+      stage(t, false, down_gemm || after_down_gemm);
+      after_down_gemm = down_gemm;
+    }
     switch (op.kind) {
       case OpKind::AttentionCore:
       case OpKind::KdaChunkScan: out.parts.attention += t; break;
@@ -265,6 +273,7 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
       out.comm += t;
       out.parts.communication += t;
       stage(t, true, false, after_down_gemm && raw.name == "combine" ? expert_signals : 1);
+      if (raw.name == "dispatch") dispatch_stage = out.stages.size() - 1;
       after_down_gemm = false;
       continue;
     }
@@ -349,6 +358,11 @@ IterationCostModel::HalfCost IterationCostModel::block_cost(const model::OpBlock
     const Op o = scale_tokens(workload::shard_for_tp(raw, tp_), f * share);
     const auto t = cost_.time(o);
     add(o, t.fwd + t.fwd_quant);
+  }
+  if (beside_dispatch > 0) {
+    IterationStage shared{beside_dispatch, false};
+    shared.beside_communication = true;
+    out.stages.insert(out.stages.begin() + static_cast<std::ptrdiff_t>(*dispatch_stage + 1), shared);
   }
   if (tp_ > 1 && block.role != model::BlockRole::Embedding) {
     // Attention output and FFN output are summed over the TP ranks.

@@ -68,6 +68,9 @@ struct InstanceCostOptions {
   // The combine of a decode step (DeepEP low-latency, moe_tp 1) sends each local expert's rows as soon as the down
   // GEMM signals that expert done (SGLang's single-batch overlap: sgl-project/sglang#9660, deepseek-ai/DeepEP#483).
   bool combine_with_down_gemm = false;
+  // The shared experts run while the dispatch (DeepEP, moe_tp 1) is in flight: they take the layer's input, not the
+  // dispatched tokens (single-batch overlap's other half: sgl-project/sglang#9660, #17289).
+  bool shared_experts_with_dispatch = false;
   // Compute beside a running communication kernel is this many times slower (its SMs are held: 132 / 112 for
   // DeepEP's 20 of an H100's 132); 1: communication takes no SMs.
   double comm_sm_slowdown = 1;

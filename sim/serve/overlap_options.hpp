@@ -7,7 +7,7 @@
 
 namespace k3::serve {
 
-enum class Overlap { two_batch, combine_with_down_gemm };
+enum class Overlap { two_batch, combine_with_down_gemm, shared_experts_with_dispatch };
 
 struct OverlapEntry {
   std::string_view name;

@@ -78,6 +78,7 @@ struct SchedulerSpec {
   // scheduler.overlap (overlap_options.hpp)
   bool two_batch_overlap = true;       // SGLang/DeepSeek TBO: two micro-batches, compute overlaps the all-to-all
   bool combine_with_down_gemm = false; // SGLang's single-batch overlap: decode's combine under the down GEMM
+  bool shared_experts_with_dispatch = false;  // the other half: the shared experts beside the dispatch
 };
 
 struct Slo {

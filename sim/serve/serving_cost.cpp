@@ -18,6 +18,7 @@ InstanceCostOptions instance_cost_options(const ServeSpec& spec, const ServingIn
   o.comm_sm_slowdown = in.comm_sm_slowdown;
   o.two_batch_overlap = spec.scheduler.two_batch_overlap;
   o.combine_with_down_gemm = spec.scheduler.combine_with_down_gemm;
+  o.shared_experts_with_dispatch = spec.scheduler.shared_experts_with_dispatch;
   o.mtp_draft_tokens = decode ? spec.workload.mtp_draft_tokens : 0;
   o.weight_bytes_per_param = spec.weight_bytes_per_param;
   o.dispatch_bytes_per_element = spec.dispatch_bytes_per_element;

@@ -61,7 +61,11 @@ core::Seconds iteration_on_streams(const std::vector<IterationStage>& stages, in
       }
       const int pieces = std::max(1, stage.pieces);
       if (pieces == 1) {
-        thread.steps.emplace_back(workload::WaitStep{issue(SimTime::from_seconds(stage.seconds))});
+        const int c = issue(SimTime::from_seconds(stage.seconds));
+        if (i + 1 < stages.size() && stages[i + 1].beside_communication) {
+          thread.steps.emplace_back(workload::ComputeStep{SimTime::from_seconds(stages[++i].seconds), "compute"});
+        }
+        thread.steps.emplace_back(workload::WaitStep{c});
         continue;
       }
       K3SIM_ASSERT(i > 0 && !stages[i - 1].communication, "a communication in pieces follows a compute stage");

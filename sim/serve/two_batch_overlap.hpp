@@ -20,6 +20,9 @@ struct IterationStage {
   // i / pieces of its work, and waited for only after the last (the combine polling the down GEMM's per-expert
   // signals: scheduler.overlap combine_with_down_gemm). 1: issued after that compute ends and waited for at once.
   int pieces = 1;
+  // Compute only: issued after the communication stage just before it and run while that is in flight, which is
+  // waited for after it (the shared experts beside the dispatch).
+  bool beside_communication = false;
 };
 
 // How long an iteration of `micro_batches` (1 or 2) micro-batches takes, each running `stages` (one

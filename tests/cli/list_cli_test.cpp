@@ -54,6 +54,7 @@ TEST(ListCli, OneKindAndAnUnknownKind) {
   const auto o = run_k3sim("list overlaps");
   EXPECT_EQ(o.exit_status, 0);
   EXPECT_NE(o.out.find("combine_with_down_gemm"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("shared_experts_with_dispatch"), std::string::npos) << o.out;
   const auto bad = run_k3sim("list packets");
   EXPECT_EQ(bad.exit_status, 2);
   EXPECT_NE(bad.err.find("networks, schedules, recompute, collectives, overlaps, gpus, models, families, topologies"), std::string::npos) << bad.err;

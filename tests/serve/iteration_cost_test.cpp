@@ -124,6 +124,24 @@ TEST(IterationCost, TheCombineUnderTheDownGemmHidesPartOfIt) {
   EXPECT_DOUBLE_EQ(overlapped.iteration.communication, plain.iteration.communication);
 }
 
+// Issue 49: single-batch overlap's other half, the shared experts beside the dispatch, on the same decode step. It
+// can only hide compute that does not need the dispatched tokens: the step gets shorter, by at most the dispatches'
+// time (half the all-to-all time, as above), and the parts it is made of do not change.
+TEST(IterationCost, TheSharedExpertsBesideTheDispatchHidePartOfIt) {
+  auto in = small_serving(kThousandTokenPrompts, {{"scheduler.overlap", "[]"}});
+  const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
+  const auto serving = cost->inputs(in.inputs.model, *in.inputs.topology);
+  const auto plain = k3::serve::decode_rate(serving, in.spec, 64, 2000);
+  in.spec.scheduler.shared_experts_with_dispatch = true;
+  const auto overlapped = k3::serve::decode_rate(serving, in.spec, 64, 2000);
+  EXPECT_LT(overlapped.iteration.total, plain.iteration.total);
+  EXPECT_GT(overlapped.iteration.total, plain.iteration.total - plain.iteration.communication / 2);
+  EXPECT_DOUBLE_EQ(overlapped.iteration.other_compute, plain.iteration.other_compute);
+  // Both halves together hide more than either.
+  in.spec.scheduler.combine_with_down_gemm = true;
+  EXPECT_LT(k3::serve::decode_rate(serving, in.spec, 64, 2000).iteration.total, overlapped.iteration.total);
+}
+
 // The stages of one batch are its whole forward split: without two-batch overlap the stage times add up to the model
 // on one stage's GPUs, plus the hop (each GPU sends its 1/8 of 4,096 x 7,168 x 2 B to its peer on the next node).
 TEST(IterationCost, PipelineStagesSplitTheForward) {

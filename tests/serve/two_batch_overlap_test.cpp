@@ -56,4 +56,21 @@ TEST(TwoBatchOverlap, ACombineInPiecesRunsUnderTheDownGemm) {
   EXPECT_NEAR(k3::serve::iteration_on_streams(whole, 1, 2.0), 12 * kMs, 1e-12);
 }
 
+// The shared experts beside the dispatch (scheduler.overlap shared_experts_with_dispatch): 2 ms of attention, a
+// dispatch, 1 ms of shared experts issued after it and run while it is in flight, 2 ms of routed experts after it.
+TEST(TwoBatchOverlap, SharedExpertsRunWhileTheDispatchIsInFlight) {
+  auto stages = [](double dispatch_ms) {
+    std::vector<IterationStage> s{{2 * kMs, false}, {dispatch_ms * kMs, true}, {1 * kMs, false}, {2 * kMs, false}};
+    s[2].beside_communication = true;
+    return s;
+  };
+  // No SMs held: the shared experts hide under a 3 ms dispatch, 2 + 3 + 2 = 7 ms (8 one after the other); under a
+  // 0.5 ms one they end 1 ms after it began: 2 + 1 + 2 = 5 ms.
+  EXPECT_NEAR(k3::serve::iteration_on_streams(stages(3), 1, 1.0), 7 * kMs, 1e-12);
+  EXPECT_NEAR(k3::serve::iteration_on_streams(stages(0.5), 1, 1.0), 5 * kMs, 1e-12);
+  // The dispatch holding half the SMs (slowdown 2): over its 1.5 ms the shared experts do 0.75 ms of their work and
+  // the other 0.25 ms at full speed after it: 2 + 1.75 + 2 = 5.75 ms.
+  EXPECT_NEAR(k3::serve::iteration_on_streams(stages(1.5), 1, 2.0), 5.75 * kMs, 1e-11);
+}
+
 }  // namespace
