@@ -116,7 +116,8 @@ IterationTime IterationCostModel::compute(const BatchShape& s) {
   struct PipelineStage {
     std::vector<IterationStage> micro_batch, whole_batch;
     core::Seconds one_batch = 0;
-    bool on_streams = false;  // a combine in pieces or compute beside a communication: simulated on the streams
+    // whole_batch holds a combine in pieces or compute beside a communication: simulated on the streams.
+    bool on_streams = false;
   };
   const int pp = opt_.instance.pp;
   const int layers = static_cast<int>(spec_.layers.size());
@@ -155,8 +156,8 @@ IterationTime IterationCostModel::compute(const BatchShape& s) {
       for (int r = 0; r < repeats; ++r) st.micro_batch.insert(st.micro_batch.end(), h.stages.begin(), h.stages.end());
     } else if (opt_.combine_with_down_gemm || opt_.shared_experts_with_dispatch) {
       for (int r = 0; r < repeats; ++r) st.whole_batch.insert(st.whole_batch.end(), c.stages.begin(), c.stages.end());
+      for (const auto& piece : c.stages) st.on_streams = st.on_streams || piece.pieces > 1 || piece.beside_communication;
     }
-    for (const auto& piece : c.stages) st.on_streams = st.on_streams || piece.pieces > 1 || piece.beside_communication;
     total.attention += repeats * c.parts.attention;
     total.experts += repeats * c.parts.experts;
     total.other_compute += repeats * c.parts.other_compute;

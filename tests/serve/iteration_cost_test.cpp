@@ -142,6 +142,26 @@ TEST(IterationCost, TheSharedExpertsBesideTheDispatchHidePartOfIt) {
   EXPECT_LT(k3::serve::decode_rate(serving, in.spec, 64, 2000).iteration.total, overlapped.iteration.total);
 }
 
+// A one-GPU instance has no all-to-all to hide, so two-batch overlap leaves it as one batch. The options that simulate a
+// single batch on the streams must then still time it: the same step with or without them, never nothing.
+TEST(IterationCost, SingleBatchOverlapsBesideTwoBatchOverlapWithNothingToHideKeepTheStep) {
+  auto in = small_serving(kThousandTokenPrompts);
+  const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
+  auto o = decode_on_two_nodes(in, *cost);
+  o.gpus = {0};
+  o.instance.attention_dp = 1;
+  o.two_batch_overlap = true;
+  k3::serve::BatchShape s;
+  s.decode_sequences = 64;
+  s.decode_context = 64 * 2000;
+  s.instance_tokens = 64;
+  const auto plain = k3::serve::IterationCostModel(in.inputs.model, *in.inputs.topology, *cost->cost, o).time(s);
+  ASSERT_GT(plain.total, 0);
+  o.shared_experts_with_dispatch = o.combine_with_down_gemm = true;
+  const auto with = k3::serve::IterationCostModel(in.inputs.model, *in.inputs.topology, *cost->cost, o).time(s);
+  EXPECT_DOUBLE_EQ(with.total, plain.total);
+}
+
 // The stages of one batch are its whole forward split: without two-batch overlap the stage times add up to the model
 // on one stage's GPUs, plus the hop (each GPU sends its 1/8 of 4,096 x 7,168 x 2 B to its peer on the next node).
 TEST(IterationCost, PipelineStagesSplitTheForward) {
