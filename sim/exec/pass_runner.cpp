@@ -52,7 +52,7 @@ void collect_link_bytes(const net::NetworkModel& network, const topo::Topology& 
   // In the order the flows first crossed the links, which a pass replayed on other GPUs of a symmetric fabric
   // shares (replay_fingerprint.hpp), so that its sums are the same to the bit. Copy ports (past the topology's
   // links) belong to no link class; host ports (past those) are counted apart.
-  const std::size_t host_ports = links.size() + topology.gpu_count();
+  const net::NetLinkId host_ports = net::host_port(topology, 0, net::HostCopy::to_gpu);
   for (net::NetLinkId l : network.used_links()) {
     if (l >= host_ports) {
       out->host += network.link_bytes(l);

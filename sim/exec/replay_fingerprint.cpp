@@ -78,7 +78,10 @@ class Renaming {
     if (gpu_[g] == kUnnumbered) gpu_[g] = next_gpu_++;
     return gpu_[g];
   }
-  std::span<const topo::LinkId> route(topo::GpuId a, topo::GpuId b) { return routes_.route(a, b); }
+  // The links the transfer's flow crosses (net::transfer_path), valid until the next call.
+  std::span<const topo::LinkId> path(const net::Transfer& tr) {
+    return net::transfer_path(tr, routes_.route(tr.src, tr.dst), topology_, scratch_);
+  }
   void link(net::NetLinkId l) {
     K3SIM_ASSERT(l < link_.size(), "path link outside the network");
     if (link_[l] != kUnnumbered) {
@@ -103,6 +106,7 @@ class Renaming {
   std::vector<std::uint32_t> link_;
   std::uint32_t next_gpu_ = 0;
   std::uint32_t next_link_ = 0;
+  std::vector<topo::LinkId> scratch_;  // a path that is not a route alone
 };
 
 void put_program(const workload::PassProgram& program, double comm_sm_slowdown, CanonicalStream& out) {
@@ -139,7 +143,7 @@ void put_program(const workload::PassProgram& program, double comm_sm_slowdown, 
   }
 }
 
-void put_transfer(const net::Transfer& tr, const topo::Topology& topology, Renaming& names, CanonicalStream& out) {
+void put_transfer(const net::Transfer& tr, Renaming& names, CanonicalStream& out) {
   out.put(names.gpu(tr.src));
   out.put(names.gpu(tr.dst));
   out.put(tr.bytes);
@@ -147,8 +151,7 @@ void put_transfer(const net::Transfer& tr, const topo::Topology& topology, Renam
   out.put(static_cast<std::uint64_t>(tr.after.size()));
   for (std::uint32_t before : tr.after) out.put(before);
   if (tr.barrier) return;  // no flow: the collective engine looks up no path
-  std::vector<topo::LinkId> scratch;
-  const auto path = net::transfer_path(tr, names.route(tr.src, tr.dst), topology, scratch);
+  const auto path = names.path(tr);
   out.put(static_cast<std::uint64_t>(path.size()));
   for (topo::LinkId l : path) names.link(l);
 }
@@ -159,7 +162,7 @@ void put_collectives(const std::vector<net::CollectiveSpec>& specs, const topo::
   for (const auto& spec : specs) {
     const auto plan = net::expand_collective(spec, topology);
     out.put(static_cast<std::uint64_t>(plan.transfers.size()));
-    for (const auto& tr : plan.transfers) put_transfer(tr, topology, names, out);
+    for (const auto& tr : plan.transfers) put_transfer(tr, names, out);
   }
 }
 

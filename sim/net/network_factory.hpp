@@ -56,6 +56,10 @@ inline std::span<const NetLinkId> transfer_path(const Transfer& t, std::span<con
   scratch.push_back(sm_copy_port(topology, t.src));
   return scratch;
 }
+// All host ports of `topology` together, both directions of every GPU's: what a step's host traffic is measured against.
+inline core::BytesPerSec host_ports_bytes_per_s(const topo::Topology& topology) {
+  return 2.0 * static_cast<double>(topology.gpu_count()) * topology.gpu_type().host_link_bytes_per_s;
+}
 // How many links make_net_links builds on `topology`.
 inline std::size_t net_link_count(const topo::Topology& topology) {
   return topology.links().size() + 3 * topology.gpu_count();

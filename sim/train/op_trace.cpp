@@ -5,6 +5,8 @@
 #include <array>
 #include <set>
 
+#include "sim/net/network_factory.hpp"
+
 namespace k3::train {
 
 namespace {
@@ -60,7 +62,7 @@ OpTracePass trace_pass(int rank, const parallel::PassTiming& at, const TracedPro
     out.link_utilisation[std::string(topo::to_string(static_cast<topo::LinkClass>(c)))] =
         bytes.bytes[c] / (capacity[c] * share * seconds);
   }
-  const double host_capacity = 2.0 * static_cast<double>(topology.gpu_count()) * topology.gpu_type().host_link_bytes_per_s;
+  const double host_capacity = net::host_ports_bytes_per_s(topology);
   if (bytes.host > 0 && host_capacity > 0 && seconds > 0)
     out.link_utilisation["host"] = bytes.host / (host_capacity * share * seconds);
   return out;

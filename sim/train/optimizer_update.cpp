@@ -78,7 +78,8 @@ OptimizerUpdate optimizer_update(const StepSpec& sc, const parallel::ParallelLay
     // Under FSDP's offload the gradients went down in the passes and the weights come up at the next gathers, both
     // on the network's host ports: only the CPU's part is left here.
     const double host = f * shard;
-    const double link = L.fsdp_offload ? 0.0 : std::max(host * 4, host * 2) / gpu.host_link_bytes_per_s;
+    // Each direction has its own link: the 4 B of gradient down outlast the 2 B of weight up.
+    const double link = L.fsdp_offload ? 0.0 : host * 4 / gpu.host_link_bytes_per_s;
     u.host_seconds = std::max(link, host * 30 / gpu.host_memory_bytes_per_s);
     u.seconds = std::max(u.seconds, u.host_seconds);
   }

@@ -8,6 +8,7 @@
 #include "model/totals.hpp"
 #include "sim/parallel/group_placement.hpp"
 #include "sim/parallel/schedule_registry.hpp"
+#include "sim/net/network_factory.hpp"
 #include "sim/train/dp_phase.hpp"
 #include "sim/train/step_memory.hpp"
 #include "sim/workload/pass_builder.hpp"
@@ -295,7 +296,7 @@ StepResult account_step(const AccountingInputs& in, StepResult described) {
   }
   // The GPUs' host ports, both directions of every GPU's (offloaded FSDP shards); only where something crossed them.
   if (step_bytes.host > 0) {
-    const double host_capacity = 2.0 * static_cast<double>(in.topology.gpu_count()) * gpu.host_link_bytes_per_s;
+    const double host_capacity = net::host_ports_bytes_per_s(in.topology);
     if (step_bytes.host > host_capacity * r.step_time_s * (1 + 1e-9))
       throw core::InternalError(fmt::format("the host ports carried {:.4g} B in a {:.4g} s step: more than their {:.4g} B/s",
                                             step_bytes.host, r.step_time_s, host_capacity));

@@ -33,6 +33,16 @@ k3::serve::InstanceCostOptions decode_on_two_nodes(const k3::input::ServeInputs&
   return o;
 }
 
+// The fixture's DeepSeek-V3 decode step at 64 sequences per rank and 2,000 tokens of context, no two-batch overlap,
+// with single-batch overlap's halves as given.
+k3::serve::IterationTime single_batch_overlap_step(bool combine_with_down_gemm, bool shared_experts_with_dispatch) {
+  auto in = small_serving(kThousandTokenPrompts, {{"scheduler.overlap", "[]"}});
+  const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
+  in.spec.scheduler.combine_with_down_gemm = combine_with_down_gemm;
+  in.spec.scheduler.shared_experts_with_dispatch = shared_experts_with_dispatch;
+  return k3::serve::decode_rate(cost->inputs(in.inputs.model, *in.inputs.topology), in.spec, 64, 2000).iteration;
+}
+
 TEST(IterationCost, AbsorbedMlaDecodeOverALongContext) {
   auto in = small_serving(kThousandTokenPrompts);
   const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
@@ -113,33 +123,22 @@ TEST(IterationCost, ExpertTensorParallelGathersTheTokensAndReduceScattersTheOutp
 // shorter, by less than the combines take in all (58 layers; half of the all-to-all time, the dispatch's FP8 rows
 // being about half the BF16 combine's: 7,168 x 1.03 B against 7,168 x 2 B).
 TEST(IterationCost, TheCombineUnderTheDownGemmHidesPartOfIt) {
-  auto in = small_serving(kThousandTokenPrompts, {{"scheduler.overlap", "[]"}});
-  const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
-  const auto serving = cost->inputs(in.inputs.model, *in.inputs.topology);
-  const auto plain = k3::serve::decode_rate(serving, in.spec, 64, 2000);
-  in.spec.scheduler.combine_with_down_gemm = true;
-  const auto overlapped = k3::serve::decode_rate(serving, in.spec, 64, 2000);
-  EXPECT_LT(overlapped.iteration.total, plain.iteration.total);
-  EXPECT_GT(overlapped.iteration.total, plain.iteration.total - plain.iteration.communication);
-  EXPECT_DOUBLE_EQ(overlapped.iteration.communication, plain.iteration.communication);
+  const auto plain = single_batch_overlap_step(false, false), overlapped = single_batch_overlap_step(true, false);
+  EXPECT_LT(overlapped.total, plain.total);
+  EXPECT_GT(overlapped.total, plain.total - plain.communication);
+  EXPECT_DOUBLE_EQ(overlapped.communication, plain.communication);
 }
 
 // Issue 49: single-batch overlap's other half, the shared experts beside the dispatch, on the same decode step. It
 // can only hide compute that does not need the dispatched tokens: the step gets shorter, by at most the dispatches'
 // time (half the all-to-all time, as above), and the parts it is made of do not change.
 TEST(IterationCost, TheSharedExpertsBesideTheDispatchHidePartOfIt) {
-  auto in = small_serving(kThousandTokenPrompts, {{"scheduler.overlap", "[]"}});
-  const auto cost = k3::serve::make_serving_cost(*in.inputs.topology, nullptr, in.spec);
-  const auto serving = cost->inputs(in.inputs.model, *in.inputs.topology);
-  const auto plain = k3::serve::decode_rate(serving, in.spec, 64, 2000);
-  in.spec.scheduler.shared_experts_with_dispatch = true;
-  const auto overlapped = k3::serve::decode_rate(serving, in.spec, 64, 2000);
-  EXPECT_LT(overlapped.iteration.total, plain.iteration.total);
-  EXPECT_GT(overlapped.iteration.total, plain.iteration.total - plain.iteration.communication / 2);
-  EXPECT_DOUBLE_EQ(overlapped.iteration.other_compute, plain.iteration.other_compute);
+  const auto plain = single_batch_overlap_step(false, false), overlapped = single_batch_overlap_step(false, true);
+  EXPECT_LT(overlapped.total, plain.total);
+  EXPECT_GT(overlapped.total, plain.total - plain.communication / 2);
+  EXPECT_DOUBLE_EQ(overlapped.other_compute, plain.other_compute);
   // Both halves together hide more than either.
-  in.spec.scheduler.combine_with_down_gemm = true;
-  EXPECT_LT(k3::serve::decode_rate(serving, in.spec, 64, 2000).iteration.total, overlapped.iteration.total);
+  EXPECT_LT(single_batch_overlap_step(true, true).total, overlapped.total);
 }
 
 // A one-GPU instance has no all-to-all to hide, so two-batch overlap leaves it as one batch. The options that simulate a
