@@ -8,6 +8,8 @@
 #include "core/error.hpp"
 #include "core/wall_clock.hpp"
 #include "model/totals.hpp"
+#include "sim/input/reliability_block.hpp"
+#include "sim/reliability/goodput.hpp"
 
 namespace k3::sweep {
 
@@ -52,6 +54,11 @@ ClusterPlanResult plan_cluster_size(const std::string& yaml_text, const std::str
   const auto ladder = cluster_ladder(first_nodes, std::max<std::int64_t>(1, max_gpus / per_node));
   PlanOptions o = options;
   o.goal_step_time_s = out.goal_step_time_s;
+  out.sized_on_goodput = step.reliability.has_value();
+  if (out.sized_on_goodput && goal.days > kMaxGoodputDays) {
+    throw InputError({"--days", "", 0}, fmt::format("{:g} days with the scenario's reliability: block", goal.days),
+                     fmt::format("at most {:g} days: the run's timeline is simulated on a clock of 106", kMaxGoodputDays));
+  }
   for (const auto nodes : ladder) {
     const std::int64_t gpus = nodes * per_node;
     const auto inputs = resolve(gpus);
@@ -68,8 +75,19 @@ ClusterPlanResult plan_cluster_size(const std::string& yaml_text, const std::str
       t.best_step_time_s = r.ranked.front().step_time_s;
       t.meets = *t.best_step_time_s <= out.goal_step_time_s;
     }
+    if (t.meets && !out.ideal_gpus) out.ideal_gpus = gpus;
+    if (t.meets && out.sized_on_goodput) {
+      // Goodput grows slower than the cluster (more GPUs fail more often), so the goal may need a larger size.
+      const auto facts = input::run_facts(inputs.scenario, inputs.model, static_cast<double>(gpus), per_node,
+                                          *t.best_step_time_s, tokens_per_step);
+      const auto g = reliability::simulate_goodput(*inputs.scenario.reliability, facts,
+                                                   {goal.days, kPlanGoodputReplications, inputs.scenario.seed});
+      t.goodput_tokens_per_s = g.goodput_tokens_per_s.p50;
+      t.effective_training_time = g.ettr.p50;
+      t.meets_goodput = *t.goodput_tokens_per_s >= out.required_tokens_per_s;
+    }
     out.tried.push_back(t);
-    if (t.meets) {
+    if (out.sized_on_goodput ? t.meets_goodput : t.meets) {
       out.chosen = std::move(r);
       break;
     }
@@ -90,9 +108,16 @@ nlohmann::json cluster_plan_to_json(const ClusterPlanResult& r, PlanObjective ob
     json e = {{"gpus", t.gpus}, {"candidates", t.candidates}, {"simulated", t.simulated}, {"wall_s", t.wall_s},
               {"meets", t.meets}};
     if (t.best_step_time_s) e["best_step_time_s"] = *t.best_step_time_s;
+    if (t.goodput_tokens_per_s) {
+      e["goodput_tokens_per_s_p50"] = *t.goodput_tokens_per_s;
+      e["effective_training_time_p50"] = *t.effective_training_time;
+      e["meets_goodput"] = t.meets_goodput;
+    }
     tried.push_back(e);
   }
   j["sizes_tried"] = tried;
+  j["sized_on_goodput"] = r.sized_on_goodput;
+  j["ideal_gpus"] = r.ideal_gpus ? json(*r.ideal_gpus) : json(nullptr);
   if (r.chosen) {
     j["gpus"] = r.chosen->gpus;
     const auto& best = r.chosen->ranked.front();

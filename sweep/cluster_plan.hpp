@@ -30,7 +30,12 @@ struct ClusterSizeTried {
   std::size_t candidates = 0;
   std::size_t simulated = 0;
   double wall_s = 0;
-  bool meets = false;
+  bool meets = false;  // on ideal throughput
+  // Where the scenario has a reliability: block and the size meets the goal on ideal throughput: the P50 of the
+  // whole run's goodput (sim/reliability/goodput.hpp) at the best layout's step, and whether it meets the goal.
+  std::optional<double> goodput_tokens_per_s;
+  std::optional<double> effective_training_time;
+  bool meets_goodput = false;
 };
 
 struct ClusterPlanResult {
@@ -40,8 +45,17 @@ struct ClusterPlanResult {
   int gpus_per_node = 0;
   std::int64_t floor_gpus = 0;  // below this many GPUs even their peak FLOP/s cannot meet the goal
   std::vector<ClusterSizeTried> tried;
-  std::optional<PlanResult> chosen;  // the smallest size that meets the goal; none when the ladder ran out
+  // The smallest size that meets the goal: on goodput where the scenario has a reliability: block, on ideal
+  // throughput otherwise; none when the ladder ran out.
+  std::optional<PlanResult> chosen;
+  std::optional<std::int64_t> ideal_gpus;  // the smallest size that meets it on ideal throughput
+  bool sized_on_goodput = false;
 };
+
+// Replications of each goodput simulation the ladder runs (P50 against the goal).
+inline constexpr int kPlanGoodputReplications = 32;
+// The longest goal a reliability: block can be sized for: the run's timeline runs on the picosecond clock (106 days).
+inline constexpr double kMaxGoodputDays = 100;
 
 // Resolves the base scenario on `gpus` GPUs (its cluster resized; 0: its own size); InputError when it cannot be.
 using ResolveOnGpus = std::function<input::ScenarioInputs(std::int64_t gpus)>;

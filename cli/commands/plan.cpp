@@ -203,8 +203,14 @@ void print_cluster_plan(const PlanCliOptions& o, const sweep::ClusterPlanResult&
   for (const auto& t : r.tried) {
     fmt::print("  {:>7} GPUs: {:>6} candidates, {:>4} simulated in {:>6.1f} s: {}\n", t.gpus, t.candidates, t.simulated,
                t.wall_s,
-               t.best_step_time_s ? fmt::format("best step {:.3f} s, {}", *t.best_step_time_s,
-                                                t.meets ? "meets the goal" : "too slow")
+               t.best_step_time_s ? fmt::format("best step {:.3f} s, {}{}", *t.best_step_time_s,
+                                                t.meets ? "meets the goal" : "too slow",
+                                                t.goodput_tokens_per_s
+                                                    ? fmt::format("; goodput {} at {:.1f}% effective training time: {}",
+                                                                  core::format_in_unit(*t.goodput_tokens_per_s, "tokens/s"),
+                                                                  100 * *t.effective_training_time,
+                                                                  t.meets_goodput ? "meets it" : "short of it")
+                                                    : std::string())
                                   : std::string("no layout can meet the goal"));
   }
   if (!r.chosen) {
@@ -213,8 +219,18 @@ void print_cluster_plan(const PlanCliOptions& o, const sweep::ClusterPlanResult&
     return;
   }
   const auto per_node = r.gpus_per_node > 0 ? r.gpus_per_node : 1;
-  fmt::print("\nsmallest cluster: {} GPUs ({} nodes); its best layout trains the tokens in {:.1f} days\n\n",
-             r.chosen->gpus, r.chosen->gpus / per_node, r.goal.tokens / r.chosen->ranked.front().tokens_per_s / 86400.0);
+  if (!r.sized_on_goodput) {
+    fmt::print("\nsmallest cluster: {} GPUs ({} nodes); its best layout trains the tokens in {:.1f} days (ideal throughput: "
+               "no reliability: block, so no failures, checkpoints or restarts counted)\n\n",
+               r.chosen->gpus, r.chosen->gpus / per_node, r.goal.tokens / r.chosen->ranked.front().tokens_per_s / 86400.0);
+    return;
+  }
+  const auto& last = r.tried.back();
+  fmt::print("\nsmallest cluster on ideal throughput: {} GPUs; on goodput (failures, checkpoints, restarts of the "
+             "reliability: block): {} GPUs ({} nodes), which trains the tokens in {:.1f} days at its P50 goodput; "
+             "reliability costs {} GPUs\n\n",
+             r.ideal_gpus.value_or(0), r.chosen->gpus, r.chosen->gpus / per_node,
+             r.goal.tokens / last.goodput_tokens_per_s.value_or(1) / 86400.0, r.chosen->gpus - r.ideal_gpus.value_or(0));
 }
 
 // The command as the report names it: the goal and every option that shapes the search.

@@ -16,6 +16,8 @@
 #include "reports/sections/step.hpp"
 #include "core/error.hpp"
 #include "results/band_output.hpp"
+#include "results/goodput_output.hpp"
+#include "sim/input/reliability_block.hpp"
 #include "results/step_output.hpp"
 #include "sim/train/step_band.hpp"
 #include "validate/validation.hpp"
@@ -44,6 +46,9 @@ struct RunOptions {
   bool profile_any_device = false;
   std::string export_graph;
   std::string replay_graph;
+  bool goodput = false;  // the whole run under interruptions (the scenario's reliability: block)
+  double days = 0;
+  int replications = 64;
   std::string command;  // the command line as run, for the report
 };
 
@@ -74,9 +79,28 @@ int replay(const RunOptions& o, const input::ScenarioInputs& inputs) {
   return 0;
 }
 
+// The picosecond clock spans 106 days; a run's timeline is kept under 100.
+constexpr double kMaxRunDays = 100;
+
+void check_goodput_options(const RunOptions& o, const input::ScenarioInputs& inputs) {
+  if (!o.goodput) {
+    if (o.days > 0) throw core::InputError({"--days", "", 0}, "--days is read only with --goodput", "--goodput --days D");
+    return;
+  }
+  if (!(o.days > 0) || o.days > kMaxRunDays) {
+    throw core::InputError({"--days", "", 0}, fmt::format("{:g} days", o.days),
+                           fmt::format("a run of more than 0 and at most {:g} days (the simulated clock spans 106)", kMaxRunDays));
+  }
+  if (!inputs.scenario.reliability) {
+    throw core::InputError({o.scenario, "reliability", 0}, "--goodput needs the scenario's reliability: block",
+                           "reliability: {restart_s: S} in the scenario, or --set reliability.restart_s=S");
+  }
+}
+
 int run(const RunOptions& o) {
   const auto inputs = input::load_scenario_inputs(o.scenario, o.sets, o.profile, o.profile_any_device);
   if (!o.replay_graph.empty()) return replay(o, inputs);
+  check_goodput_options(o, inputs);
   train::StepOptions opt;
   if (!o.export_graph.empty()) {
     opt.on_graph = [&o](const train::StepGraphExport& e) {
@@ -90,7 +114,7 @@ int run(const RunOptions& o) {
   opt.max_trace_ranks = o.trace_ranks;
   opt.op_trace = !o.trace.empty();  // the trace also shows one pass of each kind op by op, GPU by GPU
   opt.version = std::string(core::version_string());
-  core::Progress progress(o.samples > 0 ? 2 : 1, stderr, core::progress_mode(o.quiet, ::isatty(STDERR_FILENO) != 0, false),
+  core::Progress progress((o.samples > 0 ? 2 : 1) + (o.goodput ? 1 : 0), stderr, core::progress_mode(o.quiet, ::isatty(STDERR_FILENO) != 0, false),
                           "run", "parts");
   progress.doing("the step");
   const auto result = train::simulate_step(inputs.scenario, inputs.model, *inputs.topology,
@@ -106,9 +130,19 @@ int run(const RunOptions& o) {
   if (o.samples > 0) progress.doing("its band: each factor at its ends");
   const auto band = train::simulate_step_band(inputs.scenario, inputs.model, *inputs.topology,
                                               inputs.profile_or_null(), result, band_options);
+  std::optional<reliability::GoodputResult> goodput;
+  if (o.goodput) {
+    if (o.samples > 0) progress.done_one();
+    progress.doing("the whole run's goodput");
+    goodput = reliability::simulate_goodput(
+        *inputs.scenario.reliability,
+        input::run_facts(inputs.scenario, inputs.model, result, inputs.topology->gpus_per_node()),
+        {o.days, o.replications, inputs.scenario.seed});
+  }
   progress.finish();
   nlohmann::json json = results::step_to_json(result);
   results::add_band(json, band);
+  if (goodput) json["goodput"] = results::goodput_json(*goodput);
   std::optional<results::QuantityDiscrepancy> training;
   if (band.samples > 0) {
     training = validate::shipped_discrepancy("training step");
@@ -118,8 +152,9 @@ int run(const RunOptions& o) {
   if (o.json) {
     fmt::print("{}\n", json.dump(2));
   } else {
-    fmt::print("{}{}{}", results::step_to_text(result), results::band_to_text(band),
-               training ? results::model_discrepancy_to_text(band, *training) : std::string());
+    fmt::print("{}{}{}{}", results::step_to_text(result), results::band_to_text(band),
+               training ? results::model_discrepancy_to_text(band, *training) : std::string(),
+               goodput ? results::goodput_to_text(*goodput) : std::string());
   }
   return 0;
 }
@@ -155,6 +190,12 @@ void attach_run(CLI::App& command, int& exit_status) {
   sub->add_flag("--band-by-simulation", o->band_by_simulation, "Simulate every band sample instead of drawing it "
                 "on the factors' response (one step simulation per sample: the check of the default, about 30x a "
                 "plain run)");
+  sub->add_flag("--goodput", o->goodput, "Also simulate the whole run under interruptions (the scenario's "
+                "reliability: block): failures, checkpoints, restarts, stragglers; goodput with a P10..P90 band, time lost "
+                "per cause, the best checkpoint interval");
+  sub->add_option("--days", o->days, "Length of the run --goodput simulates, in days (at most 100)");
+  sub->add_option("--replications", o->replications, "Replications of the run's timeline for --goodput's band "
+                  "(default 64)")->check(CLI::PositiveNumber);
   sub->callback([o, &exit_status] {
     o->command = "k3sim run " + o->scenario;
     for (const auto& s : o->sets) o->command += " --set " + s;
@@ -162,6 +203,7 @@ void attach_run(CLI::App& command, int& exit_status) {
     if (o->samples != 64) o->command += " --samples " + std::to_string(o->samples);
     if (o->sensitivity_by_entry) o->command += " --sensitivity-by-entry";
     if (o->band_by_simulation) o->command += " --band-by-simulation";
+    if (o->goodput) o->command += fmt::format(" --goodput --days {:g}", o->days);
     exit_status = run(*o);
   });
 }

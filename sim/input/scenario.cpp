@@ -1,4 +1,5 @@
 #include "sim/input/scenario.hpp"
+#include "sim/input/reliability_block.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -333,7 +334,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   doc.allow_only({"name", "seed", "model", "cluster", "parallel", "batch", "precision", "communication",
                   "expert_load", "recompute", "optimizer", "network", "network_scope", "profile", "price_per_gpu_hour",
                   "variants", "description", "attention_kernel", "fp8_gemm_kernels", "bf16_gemm_kernels",
-                  "kernel_tables", "host", "gpu_speed"});
+                  "kernel_tables", "host", "gpu_speed", "reliability"});
   s.name = doc.string_or("name", std::filesystem::path(source_name).stem().string());
   if (auto seed = doc.find("seed")) s.seed = static_cast<std::uint64_t>(seed->as_non_negative_int());
   s.model = resolve_relative(doc.at("model").as_string(), source_name);
@@ -446,6 +447,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   if (auto p = doc.find("profile")) s.profile = resolve_relative(p->as_string(), source_name);
   if (auto p = doc.find("price_per_gpu_hour")) s.price_per_gpu_hour = p->as_positive();
   if (auto g = doc.find("gpu_speed")) read_gpu_speed(*g, s.gpu_speed);
+  if (auto r = doc.find("reliability")) s.reliability = read_reliability(*r);
 
   if (keep_text) {
     YAML::Emitter out;

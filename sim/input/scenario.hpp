@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/yaml_input.hpp"
+#include "sim/reliability/recovery_spec.hpp"
 #include "sim/train/step_spec.hpp"
 
 namespace k3::input {
@@ -32,6 +33,8 @@ struct Scenario : train::StepSpec {
   int fsdp_offload_line = 0;       // where parallel.fsdp_offload was given, likewise
   int precision_gemm_line = 0;  // where precision.gemm was given, for its refusal on a GPU without the format
   std::string profile;         // calibration profile JSON; empty: the shipped default
+  // `reliability:` (reliability_block.hpp): what interrupts a whole run, read by `run --goodput` and plan's goodput.
+  std::optional<reliability::RecoverySpec> reliability;
 };
 
 // `key=value` from the command line, applied to the YAML before it is read (value parsed as YAML).

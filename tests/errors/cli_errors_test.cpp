@@ -73,6 +73,17 @@ const std::vector<BadInput> kBadInputs = {
      "0 to 2047"},
     {"run scenarios/k3-h200-2048.yaml --set 'gpu_speed.slow=[{gpu: 1, speed: 0}]'", {"gpu_speed.slow[0].speed"}, "> 0"},
     {"run scenarios/k3-h200-2048.yaml --set 'gpu_speed.slow=[{gpu: 1, pace: 0.5}]'", {"gpu_speed.slow[0].pace"}, "speed"},
+    // Issue 46: a whole run's goodput.
+    {"run scenarios/llama3-405b-h100-16384.yaml --set reliability.rates.gpu=-1", {"reliability.rates.gpu"}, ">= 0"},
+    {"run scenarios/llama3-405b-h100-16384.yaml --set reliability.rates=meta", {"reliability.rates"}, "llama3-405b"},
+    {"run scenarios/llama3-405b-h100-16384.yaml --set reliability.checkpoint_interval_s=0",
+     {"reliability.checkpoint_interval_s"}, "> 0"},
+    {"run scenarios/llama3-405b-h100-16384.yaml --set reliability.restart_s=-5", {"reliability.restart_s"}, ">= 0"},
+    {"run scenarios/llama3-405b-h100-16384.yaml --set reliability.spare_nodes=2", {"reliability.spare_nodes"}, "repair_hours"},
+    {"run scenarios/llama3-405b-h100-16384.yaml --goodput --days 200", {"--days"}, "at most 100"},
+    {"run scenarios/llama3-405b-h100-16384.yaml --goodput --days 0", {"--days"}, "more than 0"},
+    {"run scenarios/llama3-405b-h100-16384.yaml --days 5", {"--days"}, "--goodput"},
+    {"run scenarios/k3-h200-2048.yaml --goodput --days 10", {"k3-h200-2048.yaml", "reliability"}, "restart_s"},
     {"run scenarios/k3-h200-2048.yaml --set cluster.nodes=0", {"cluster.nodes"}, ">= 1"},
     // Issue 49: settings teams use.
     {"run scenarios/k3-h200-2048.yaml --set parallel.fsdp_regather=step", {"parallel.fsdp_regather", "only FSDP"},

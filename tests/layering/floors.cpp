@@ -25,6 +25,7 @@ const std::vector<Floor>& floors() {
       {"sim/exec", 6, "replays a pass, and runs the step graph, on the engine and a network model"},
       {"sim/train", 7, "one training step: schedule over passes, DP phase, optimizer, memory"},
       {"sim/serve", 7, "serving: request stream, iteration costs, KV capacity, the serving simulation"},
+      {"sim/reliability", 7, "a whole training run under interruptions: failure rates, the run's timeline, goodput"},
       {"sim/input", 8, "Scenario: parsed once, resolved once into a step's typed inputs; size limits"},
       {"results", 9, "one writer per result: text, JSON, trace"},
       {"sweep", 9.1, "variants, design-space grids, Pareto front, thread and MPI runners"},

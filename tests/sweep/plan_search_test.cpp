@@ -233,17 +233,24 @@ input::ScenarioInputs small_inputs_on(std::int64_t gpus) {
   return in;
 }
 
-TEST(ClusterPlan, ClimbsTheLadderToTheSmallestClusterThatMeetsTheGoal) {
-  EXPECT_EQ(cluster_ladder(1, 13), (std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12}));
-  EXPECT_EQ(cluster_ladder(5, 16), (std::vector<std::int64_t>{6, 8, 12, 16}));
-
-  // The fastest layout on 1 node and on 2 nodes, simulated exhaustively; a goal between the two can only be
-  // met from 2 nodes on.
+PlanOptions ladder_options() {
   PlanOptions o;
   o.fixes = {{"parallel.zero", "1"}, {"communication.alltoall", "flat"}, {"recompute", "none"},
              {"parallel.schedule", "1f1b"}, {"parallel.vpp", "1"}};
   o.threads = 2;
   o.top_k = 0;
+  return o;
+}
+
+// The fastest layout on 1 node and on 2 nodes, simulated exhaustively; a goal between the two can only be met from
+// 2 nodes on.
+struct LadderGoal {
+  double one_node = 0, two_nodes = 0;
+  TrainingGoal goal;
+};
+
+LadderGoal goal_between_one_and_two_nodes() {
+  auto o = ladder_options();
   o.exhaustive = true;
   const auto on = [&](std::int64_t gpus) {
     const auto in = small_inputs_on(gpus);
@@ -251,12 +258,22 @@ TEST(ClusterPlan, ClimbsTheLadderToTheSmallestClusterThatMeetsTheGoal) {
         .ranked.front()
         .step_time_s;
   };
-  const double one_node = on(4), two_nodes = on(8);
+  LadderGoal g;
+  g.one_node = on(4);
+  g.two_nodes = on(8);
+  // 32 sequences of 512 tokens a step: tokens = tokens per step x steps in a day at the goal's step time.
+  g.goal = {32.0 * 512 * 86400 / ((g.one_node + g.two_nodes) / 2), 1.0};
+  return g;
+}
+
+TEST(ClusterPlan, ClimbsTheLadderToTheSmallestClusterThatMeetsTheGoal) {
+  EXPECT_EQ(cluster_ladder(1, 13), (std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12}));
+  EXPECT_EQ(cluster_ladder(5, 16), (std::vector<std::int64_t>{6, 8, 12, 16}));
+
+  const auto [one_node, two_nodes, goal] = goal_between_one_and_two_nodes();
   ASSERT_LT(two_nodes, one_node);
   const double goal_step_s = (one_node + two_nodes) / 2;
-  // 32 sequences of 512 tokens a step: tokens = tokens per step x steps in a day at the goal's step time.
-  const TrainingGoal goal{32.0 * 512 * 86400 / goal_step_s, 1.0};
-  o.exhaustive = false;
+  const auto o = ladder_options();
   const auto r = plan_cluster_size(kScenario, "small.yaml", {}, goal, o, small_inputs_on, 16);
   EXPECT_NEAR(r.goal_step_time_s, goal_step_s, 1e-9 * goal_step_s);
   ASSERT_TRUE(r.chosen.has_value());
@@ -264,11 +281,46 @@ TEST(ClusterPlan, ClimbsTheLadderToTheSmallestClusterThatMeetsTheGoal) {
   ASSERT_EQ(r.tried.size(), 2u);  // 1 node, then 2
   EXPECT_FALSE(r.tried[0].meets);
   EXPECT_TRUE(r.tried[1].meets);
+  EXPECT_FALSE(r.sized_on_goodput);
+  EXPECT_EQ(r.ideal_gpus, 8);
   EXPECT_EQ(r.chosen->ranked.front().step_time_s, two_nodes);
   // A goal no size up to the limit meets ends the ladder without an answer.
   const auto none = plan_cluster_size(kScenario, "small.yaml", {}, {goal.tokens * 1e3, 1.0}, o, small_inputs_on, 16);
   EXPECT_FALSE(none.chosen.has_value());
   EXPECT_THROW(plan_cluster_size(kScenario, "small.yaml", {}, {0, 1}, o, small_inputs_on, 16), core::InputError);
+}
+
+TEST(ClusterPlan, SizesOnGoodputWhenTheScenarioHasAReliabilityBlock) {
+  const auto [one_node, two_nodes, goal] = goal_between_one_and_two_nodes();
+  // A GPU failure every 100 GPU-hours and 6 h to restart: on 8 GPUs one every 12.5 h, so the run keeps about
+  // 12.5 / (12.5 + 6) = 68% of its time, while 2 nodes beat the goal's step by (one - two) / (one + two), under 1/3
+  // here. 2 nodes meet the goal on ideal throughput and fall short on goodput; the ladder climbs on.
+  reliability::RecoverySpec spec;
+  spec.rates = {};
+  spec.rates[reliability::FailureCause::gpu] = 0.01;
+  spec.restart_s = 6 * 3600.0;
+  ASSERT_LT((one_node - two_nodes) / (one_node + two_nodes), 1.0 / 3);
+  const auto resolve = [&](std::int64_t gpus) {
+    auto in = small_inputs_on(gpus);
+    in.scenario.reliability = spec;
+    return in;
+  };
+  const auto r = plan_cluster_size(kScenario, "small.yaml", {}, goal, ladder_options(), resolve, 64);
+  EXPECT_TRUE(r.sized_on_goodput);
+  EXPECT_EQ(r.ideal_gpus, 8);
+  ASSERT_GE(r.tried.size(), 2u);
+  EXPECT_TRUE(r.tried[1].meets);
+  ASSERT_TRUE(r.tried[1].effective_training_time.has_value());
+  EXPECT_GT(*r.tried[1].effective_training_time, 0.5);
+  EXPECT_LT(*r.tried[1].effective_training_time, 0.8);
+  EXPECT_FALSE(r.tried[1].meets_goodput);
+  if (r.chosen) {
+    EXPECT_GT(r.chosen->gpus, 8);
+    EXPECT_TRUE(r.tried.back().meets_goodput);
+  }
+  // The run's timeline lives on the picosecond clock: a goal of more than 100 days is refused with a reliability block.
+  EXPECT_THROW(plan_cluster_size(kScenario, "small.yaml", {}, {goal.tokens, 200}, ladder_options(), resolve, 16),
+               core::InputError);
 }
 
 TEST(PlanSearch, FixedKeyLeavesTheSearchAndHoldsItsValue) {

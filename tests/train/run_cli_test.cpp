@@ -228,3 +228,30 @@ TEST(RunCli, FsdpLayoutNeverExceedsALinksCapacity) {
     EXPECT_LE(l.at("mean_utilisation").get<double>(), 1.0) << l.at("link_class");
   }
 }
+
+// Issue 46: the whole run under interruptions, on the shipped Llama 3 405B scenario (the published rates, a
+// 10-minute restart assumed). Each cause's mean count is its rate times the run (gpu: 196 in 54 days at the published
+// rate, on the same 16,384 GPUs), and every second of the run is training kept, lost, recovering or saving.
+TEST(RunCli, GoodputOfTheLlama3RunAccountsEveryCause) {
+  const auto r = run_k3sim("run scenarios/llama3-405b-h100-16384.yaml --goodput --days 54 --samples 0 --replications 8 --json");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto g = nlohmann::json::parse(r.out).at("goodput");
+  EXPECT_EQ(g["replications"], 8);
+  EXPECT_EQ(g["days"], 54);
+  EXPECT_EQ(g["rates_source"], "llama3-405b");
+  const auto& ettr = g["effective_training_time"];
+  EXPECT_LE(ettr["p10"].get<double>(), ettr["p50"].get<double>());
+  EXPECT_LE(ettr["p50"].get<double>(), ettr["p90"].get<double>());
+  double lost = g["checkpoint_saving_s_mean"].get<double>();
+  for (const auto& c : g["causes"]) {
+    lost += c["lost_work_s_mean"].get<double>() + c["recovering_s_mean"].get<double>();
+    if (c["cause"] == "gpu") {
+      EXPECT_NEAR(c["interruptions_mean"].get<double>(), 196, 3 * std::sqrt(196.0 / 8));
+    }
+  }
+  // Mean kept fraction = 1 - mean lost / run (no stragglers, no spares here).
+  EXPECT_NEAR(ettr["mean"].get<double>(), 1 - lost / (54 * 86400.0), 1e-9);
+  EXPECT_EQ(g["optimum_interval_s"], g["interval_s"]);
+  EXPECT_GT(g["goodput_tokens_per_s"]["p50"].get<double>(), 0);
+  EXPECT_LT(g["goodput_tokens_per_s"]["p50"].get<double>(), g["ideal_tokens_per_s"].get<double>());
+}

@@ -1,0 +1,91 @@
+#include "sim/input/reliability_block.hpp"
+
+#include <string>
+#include <vector>
+
+#include "model/memory.hpp"
+#include "model/ops.hpp"
+
+namespace k3::input {
+
+namespace {
+
+std::vector<std::string> cause_names() {
+  std::vector<std::string> out;
+  for (const auto c : reliability::kFailureCauses) out.emplace_back(reliability::to_string(c));
+  return out;
+}
+
+// `rates: llama3-405b` (the default), or a map of causes to interruptions per unit-hour (gpu, hbm, network, nic:
+// per GPU-hour; host: per node-hour; software, planned: per job-hour), the causes not named keeping Llama 3's.
+void read_rates(const core::YamlValue& v, reliability::RecoverySpec& out) {
+  if (v.is_scalar()) {
+    v.as_enum({"llama3-405b"});
+    return;
+  }
+  if (!v.is_map()) v.fail("expected llama3-405b or a map of causes to rates", "llama3-405b, or {gpu: 9.2e-6, host: 1.7e-5, ...}");
+  v.allow_only(cause_names());
+  for (const auto c : reliability::kFailureCauses) {
+    if (auto r = v.find(reliability::to_string(c))) out.rates[c] = r->as_non_negative();
+  }
+  out.rates_source = "scenario (causes not given: llama3-405b)";
+}
+
+}  // namespace
+
+reliability::RecoverySpec read_reliability(const core::YamlValue& b) {
+  if (!b.is_map()) b.fail("expected a mapping", "{restart_s: 600, ...} (scenarios/README.md, reliability)");
+  b.allow_only({"restart_s", "rates", "storage_write_gb_per_s", "storage_read_gb_per_s", "checkpoint_interval_s",
+                "spare_nodes", "repair_hours", "stragglers"});
+  reliability::RecoverySpec s;
+  if (!b.has("restart_s")) {
+    b.fail("restart_s is missing: no published restart time is general enough to default to",
+           "restart_s: the seconds from an interruption to training again, without reading the checkpoint back");
+  }
+  s.restart_s = b.at("restart_s").as_non_negative();
+  if (s.restart_s > 7 * 86400) b.at("restart_s").fail("a restart longer than a week", "0 to 604800 s");
+  if (auto r = b.find("rates")) read_rates(*r, s);
+  if (auto w = b.find("storage_write_gb_per_s")) s.storage_write_bytes_per_s = w->as_positive() * 1e9;
+  if (auto r = b.find("storage_read_gb_per_s")) s.storage_read_bytes_per_s = r->as_positive() * 1e9;
+  if (auto i = b.find("checkpoint_interval_s")) s.checkpoint_interval_s = i->as_positive();
+  if (auto n = b.find("spare_nodes")) {
+    s.spare_nodes = static_cast<int>(n->as_non_negative_int());
+    if (!b.has("repair_hours")) n->fail("spare_nodes needs repair_hours", "repair_hours: the hours a failed node is away");
+  }
+  if (auto h = b.find("repair_hours")) {
+    if (!s.spare_nodes) h->fail("repair_hours is read only with spare_nodes", "spare_nodes: N beside it");
+    s.repair_hours = h->as_positive();
+  }
+  if (auto g = b.find("stragglers")) {
+    g->allow_only({"per_gpu_day", "slowdown", "found_after_s"});
+    s.stragglers_per_gpu_day = g->at("per_gpu_day").as_non_negative();
+    const auto slow = g->at("slowdown");
+    s.straggler_slowdown = slow.as_positive();
+    if (s.straggler_slowdown < 1) slow.fail("a straggler slows the job", "a step-time factor of 1 or more (1.5: 50% slower)");
+    s.straggler_found_s = g->at("found_after_s").as_non_negative();
+  }
+  return s;
+}
+
+reliability::RunFacts run_facts(const train::StepSpec& spec, const model::ModelSpec& model, const train::StepResult& step,
+                                int gpus_per_node) {
+  return run_facts(spec, model, static_cast<double>(step.gpus), gpus_per_node, step.step_time_s, step.tokens_per_step);
+}
+
+reliability::RunFacts run_facts(const train::StepSpec& spec, const model::ModelSpec& model, double gpus,
+                                int gpus_per_node, double step_time_s, double tokens_per_step) {
+  reliability::RunFacts f;
+  f.gpus = gpus;
+  f.gpus_per_node = gpus_per_node;
+  f.step_time_s = step_time_s;
+  f.tokens_per_step = tokens_per_step;
+  model::MicroBatch mb;
+  mb.seq = static_cast<double>(spec.batch.seq_len);
+  model::OptimizerBytes bytes;
+  bytes.moment = spec.optimizer.moment_bytes;
+  const auto state = model::param_state_bytes(model::build_ops(model, mb), spec.optimizer.kind, bytes);
+  f.checkpoint_bytes = state.weights + state.optimizer;
+  return f;
+}
+
+}  // namespace k3::input

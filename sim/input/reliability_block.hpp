@@ -1,0 +1,22 @@
+#pragma once
+// The scenario's `reliability:` block (scenarios/README.md): what interrupts a whole training run and what a
+// recovery costs, read into a reliability::RecoverySpec; and the facts of the simulated step a run's goodput
+// needs (reliability::RunFacts).
+#include "core/yaml_input.hpp"
+#include "model/model_spec.hpp"
+#include "sim/reliability/goodput.hpp"
+#include "sim/train/step_result.hpp"
+#include "sim/train/step_spec.hpp"
+
+namespace k3::input {
+
+reliability::RecoverySpec read_reliability(const core::YamlValue& block);
+
+// The step's GPUs, node size, time and tokens, and the bytes a checkpoint writes: the model's weights (BF16)
+// and optimizer state (fp32 master weights and moments of the scenario's optimizer), once for the whole model.
+reliability::RunFacts run_facts(const train::StepSpec& spec, const model::ModelSpec& model, double gpus,
+                                int gpus_per_node, double step_time_s, double tokens_per_step);
+reliability::RunFacts run_facts(const train::StepSpec& spec, const model::ModelSpec& model, const train::StepResult& step,
+                                int gpus_per_node);
+
+}  // namespace k3::input
