@@ -112,7 +112,11 @@ std::string format_seconds(double s) {
   if (a < 1e-6) return fmt::format("{:.1f} ns", s * 1e9);
   if (a < 1e-3) return fmt::format("{:.2f} us", s * 1e6);
   if (a < 1.0) return fmt::format("{:.2f} ms", s * 1e3);
-  return fmt::format("{:.3f} s", s);
+  // Spans of a whole run read in minutes, hours and days, not in 6-digit seconds.
+  if (a < 600) return fmt::format("{:.3f} s", s);
+  if (a < 7200) return fmt::format("{:.1f} min", s / 60);
+  if (a < 2 * 86400) return fmt::format("{:.1f} h", s / 3600);
+  return fmt::format("{:.1f} days", s / 86400);
 }
 
 std::string format_count(double c) {

@@ -19,7 +19,7 @@ std::optional<std::vector<double>> parse_quantity_list(std::string_view text);
 
 // 1536 -> "1.5 KiB", 3.2e9 -> "2.98 GiB".
 std::string format_bytes(double bytes);
-// 2.5e-6 -> "2.50 us", 19.9 -> "19.90 s".
+// 2.5e-6 -> "2.50 us", 19.9 -> "19.900 s", 900 -> "15.0 min", 36000 -> "10.0 h", 4.6e6 -> "53.2 days".
 std::string format_seconds(double seconds);
 // 1.04e12 -> "1.04T", 3.2e9 -> "3.20B" (counts: parameters, tokens).
 std::string format_count(double count);

@@ -49,6 +49,13 @@ nlohmann::json goodput_json(const reliability::GoodputResult& g) {
   for (const auto& p : g.scan) {
     scan.push_back({{"interval_s", p.interval_s}, {"ettr_mean", p.ettr_mean}, {"ettr_stderr", p.ettr_stderr}});
   }
+  // Time lost per cause (work lost and recovering), saving and stragglers: what compare sets side by side.
+  json lost_by_cause = json::object();
+  for (const auto c : kFailureCauses) {
+    lost_by_cause[std::string(reliability::to_string(c))] = g.mean_lost_work_s[at(c)] + g.mean_down_s[at(c)];
+  }
+  lost_by_cause["saving"] = g.mean_checkpoint_s;
+  if (g.mean_stragglers > 0) lost_by_cause["stragglers"] = g.mean_straggler_s;
   json j{{"days", g.days},
          {"replications", g.replications},
          {"gpus", g.facts.gpus},
@@ -73,6 +80,7 @@ nlohmann::json goodput_json(const reliability::GoodputResult& g) {
          {"goodput_tokens_per_s", band_json(g.goodput_tokens_per_s)},
          {"tokens_trained", band_json(g.tokens_trained)},
          {"causes", causes},
+         {"lost_s_mean_by_cause", lost_by_cause},
          {"checkpoint_saving_s_mean", g.mean_checkpoint_s},
          {"stragglers_mean", g.mean_stragglers},
          {"straggler_s_mean", g.mean_straggler_s},

@@ -55,10 +55,7 @@ ClusterPlanResult plan_cluster_size(const std::string& yaml_text, const std::str
   PlanOptions o = options;
   o.goal_step_time_s = out.goal_step_time_s;
   out.sized_on_goodput = step.reliability.has_value();
-  if (out.sized_on_goodput && goal.days > kMaxGoodputDays) {
-    throw InputError({"--days", "", 0}, fmt::format("{:g} days with the scenario's reliability: block", goal.days),
-                     fmt::format("at most {:g} days: the run's timeline is simulated on a clock of 106", kMaxGoodputDays));
-  }
+  if (out.sized_on_goodput) input::check_run_days(goal.days, "--days");
   for (const auto nodes : ladder) {
     const std::int64_t gpus = nodes * per_node;
     const auto inputs = resolve(gpus);

@@ -54,8 +54,6 @@ struct ClusterPlanResult {
 
 // Replications of each goodput simulation the ladder runs (P50 against the goal).
 inline constexpr int kPlanGoodputReplications = 32;
-// The longest goal a reliability: block can be sized for: the run's timeline runs on the picosecond clock (106 days).
-inline constexpr double kMaxGoodputDays = 100;
 
 // Resolves the base scenario on `gpus` GPUs (its cluster resized; 0: its own size); InputError when it cannot be.
 using ResolveOnGpus = std::function<input::ScenarioInputs(std::int64_t gpus)>;

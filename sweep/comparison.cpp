@@ -35,6 +35,16 @@ std::vector<Metric> metrics_of(const nlohmann::json& variants) {
       add((nlohmann::json::json_pointer("/breakdown_s") / name).to_string(), name, "s");
     }
   }
+  // A whole run's goodput (compare --goodput): its P50s, and the time each cause costs the run.
+  for (const auto& v : variants) {
+    if (!v.at("result").contains("goodput")) continue;
+    add("/result/goodput/effective_training_time/p50", "effective training time of the run (P50)", "fraction of the run");
+    add("/result/goodput/goodput_tokens_per_s/p50", "goodput of the run (P50)", "tokens/s");
+    for (const auto& [cause, s] : v.at("result").at("goodput").at("lost_s_mean_by_cause").items()) {
+      add((nlohmann::json::json_pointer("/result/goodput/lost_s_mean_by_cause") / cause).to_string(),
+          "run time lost: " + cause, "s");
+    }
+  }
   for (const auto& v : variants) {
     for (const auto& [cls, bytes] : v.at("link_bytes").items()) {
       add((nlohmann::json::json_pointer("/link_bytes") / cls).to_string(), "bytes moved on " + cls + " links", "B");

@@ -14,7 +14,9 @@
 
 #include <unistd.h>
 
+#include "results/goodput_output.hpp"
 #include "results/serve_output.hpp"
+#include "sim/input/reliability_block.hpp"
 #include "sim/input/scenario_inputs.hpp"
 #include "sim/input/serve_scenario.hpp"
 #include "sim/serve/serving_simulator.hpp"
@@ -37,6 +39,8 @@ namespace k3::cli {
 
 namespace {
 
+constexpr int kGoodputReplications = 64;
+
 struct CompareOptions {
   std::vector<std::string> scenarios;
   std::vector<std::string> sets;
@@ -48,6 +52,8 @@ struct CompareOptions {
   int samples = 64;
   int jobs = 0;  // threads for each variant's passes and band runs; 0: one per hardware thread
   bool review = false;  // KV curves, traffic and balancer runs beside the steps (--review, or with --report)
+  bool goodput = false;  // each variant's whole run under its reliability: block
+  double days = 0;
 };
 
 // One variant simulated, with its band when asked for; `band_seed` is the same for every variant so that
@@ -69,6 +75,12 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const input::ScenarioIn
   if (trace) *trace = r.trace;
   auto step = results::step_to_json(r);
   results::add_band(step, band);
+  if (o.goodput) {
+    const auto g = reliability::simulate_goodput(
+        *in.scenario.reliability, input::run_facts(in.scenario, in.model, r, in.topology->gpus_per_node()),
+        {o.days, kGoodputReplications, in.scenario.seed});
+    step["goodput"] = results::goodput_json(g);
+  }
   if (discrepancy) results::add_model_discrepancy(step, band, *discrepancy, validate::kDiscrepancyTableName);
   nlohmann::json e = sweep::variant_entry(v.name, v.scenario.source, step);
   // Inference-side view of the same model at the planned context: cache per sequence (model/kv_cache.hpp).
@@ -112,6 +124,18 @@ nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const C
   }
   progress.finish();
   return out;
+}
+
+// --goodput: a run length on the clock, and a reliability: block in every variant.
+void check_goodput_flags(double days, const std::vector<sweep::Variant>& variants) {
+  input::check_run_days(days, "--days");
+  for (const auto& v : variants) {
+    if (!v.scenario.reliability) {
+      throw core::InputError({v.scenario.source, "reliability", 0},
+                             "--goodput needs a reliability: block in variant " + v.name,
+                             "reliability: {restart_s: S} in the scenario, or --set reliability.restart_s=S");
+    }
+  }
 }
 
 std::string compare_text(const nlohmann::json& j) {
@@ -171,6 +195,7 @@ int compare(const CompareOptions& o) {
   for (const auto& path : o.scenarios) {
     for (auto& v : sweep::load_variants(path, sets)) variants.push_back(std::move(v));
   }
+  if (o.goodput) check_goodput_flags(o.days, variants);
   std::vector<train::TraceSpan> trace;
   const auto j = compare_json(variants, o, o.report.empty() ? nullptr : &trace);
   std::string command = "k3sim compare";
@@ -178,6 +203,7 @@ int compare(const CompareOptions& o) {
   for (const auto& s : o.sets) command += " --set " + s;
   if (!o.profile.empty()) command += " --profile " + o.profile;
   if (o.samples != 64) command += " --samples " + std::to_string(o.samples);
+  if (o.goodput) command += fmt::format(" --goodput --days {:g}", o.days);
   if (!o.report.empty()) {
     reports::RunInfo info;
     info.command = command;
@@ -218,6 +244,9 @@ void attach_compare(CLI::App& command, int& exit_status) {
   sub->add_flag("--json", o->json, "Print the comparison as JSON");
   sub->add_flag("-q,--quiet", o->quiet, "No progress on stderr (shown on a terminal)");
   sub->add_option("--report", o->report, "Write an HTML report of the comparison");
+  sub->add_flag("--goodput", o->goodput, "Also simulate each variant's whole run under its reliability: block "
+                "(effective training time, goodput and the time lost per cause side by side)");
+  sub->add_option("--days", o->days, "Length of the run --goodput simulates, in days (at most 100)");
   sub->add_option("--profile", o->profile, "Calibration profile JSON from `k3sim calibrate`");
   sub->add_flag("--profile-any-device", o->profile_any_device,
                 "Use a profile measured on another device type (or the CPU backend) anyway");

@@ -79,18 +79,12 @@ int replay(const RunOptions& o, const input::ScenarioInputs& inputs) {
   return 0;
 }
 
-// The picosecond clock spans 106 days; a run's timeline is kept under 100.
-constexpr double kMaxRunDays = 100;
-
 void check_goodput_options(const RunOptions& o, const input::ScenarioInputs& inputs) {
   if (!o.goodput) {
     if (o.days > 0) throw core::InputError({"--days", "", 0}, "--days is read only with --goodput", "--goodput --days D");
     return;
   }
-  if (!(o.days > 0) || o.days > kMaxRunDays) {
-    throw core::InputError({"--days", "", 0}, fmt::format("{:g} days", o.days),
-                           fmt::format("a run of more than 0 and at most {:g} days (the simulated clock spans 106)", kMaxRunDays));
-  }
+  input::check_run_days(o.days, "--days");
   if (!inputs.scenario.reliability) {
     throw core::InputError({o.scenario, "reliability", 0}, "--goodput needs the scenario's reliability: block",
                            "reliability: {restart_s: S} in the scenario, or --set reliability.restart_s=S");

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "reports/sections/goodput.hpp"
 #include "reports/sections/json_fields.hpp"
 #include "reports/text.hpp"
 #include "core/error.hpp"
@@ -294,6 +295,7 @@ void add_step_section(Report& report, const nlohmann::json& step, std::span<cons
   add_links(report, step, key_prefix);
   add_placement(report, step, key_prefix);
   add_gpu_speeds(report, step, key_prefix);
+  add_goodput_section(report, step, key_prefix);
 }
 
 }  // namespace k3::reports

@@ -1,8 +1,11 @@
 #include "sim/input/reliability_block.hpp"
 
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "model/memory.hpp"
 #include "model/ops.hpp"
 
@@ -65,6 +68,13 @@ reliability::RecoverySpec read_reliability(const core::YamlValue& b) {
     s.straggler_found_s = g->at("found_after_s").as_non_negative();
   }
   return s;
+}
+
+void check_run_days(double days, const std::string& flag) {
+  if (days > 0 && days <= reliability::kMaxRunDays) return;
+  throw core::InputError({flag, "", 0}, fmt::format("{:g} days", days),
+                         fmt::format("a run of more than 0 and at most {:g} days (the simulated clock spans 106)",
+                                     reliability::kMaxRunDays));
 }
 
 reliability::RunFacts run_facts(const train::StepSpec& spec, const model::ModelSpec& model, const train::StepResult& step,

@@ -12,6 +12,10 @@ namespace k3::input {
 
 reliability::RecoverySpec read_reliability(const core::YamlValue& block);
 
+// A run of `days` (from `flag`) that the timeline can simulate: more than 0 and at most reliability::kMaxRunDays;
+// InputError naming the flag otherwise.
+void check_run_days(double days, const std::string& flag);
+
 // The step's GPUs, node size, time and tokens, and the bytes a checkpoint writes: the model's weights (BF16)
 // and optimizer state (fp32 master weights and moments of the scenario's optimizer), once for the whole model.
 reliability::RunFacts run_facts(const train::StepSpec& spec, const model::ModelSpec& model, double gpus,

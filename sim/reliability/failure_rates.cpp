@@ -21,7 +21,7 @@ std::string_view describe(FailureCause c) {
     case FailureCause::hbm: return "GPU HBM";
     case FailureCause::network: return "network switch or cable";
     case FailureCause::nic: return "NIC";
-    case FailureCause::host: return "host: unplanned maintenance, SSD, power supply, chassis, IO board, CPU, DRAM";
+    case FailureCause::host: return "unplanned host maintenance, SSD, power supply, chassis, IO board, CPU, DRAM";
     case FailureCause::software: return "software bug, dependency, NCCL watchdog timeout";
     case FailureCause::planned: return "planned maintenance (a checkpoint first: no work lost)";
   }

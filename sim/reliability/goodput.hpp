@@ -13,6 +13,9 @@
 
 namespace k3::reliability {
 
+// The longest run simulated: its timeline runs on the picosecond clock, which spans 106 days.
+inline constexpr double kMaxRunDays = 100;
+
 // What the step simulation tells the run.
 struct RunFacts {
   double gpus = 0;

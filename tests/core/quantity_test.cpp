@@ -47,6 +47,10 @@ TEST(Quantity, Formatting) {
   EXPECT_EQ(k3::core::format_bytes(1536), "1.50 KiB");
   EXPECT_EQ(k3::core::format_bytes(100), "100 B");
   EXPECT_EQ(k3::core::format_seconds(2.5e-6), "2.50 us");
+  EXPECT_EQ(k3::core::format_seconds(19.9), "19.900 s");
+  EXPECT_EQ(k3::core::format_seconds(900), "15.0 min");      // 900 / 60
+  EXPECT_EQ(k3::core::format_seconds(36000), "10.0 h");      // 36,000 / 3,600
+  EXPECT_EQ(k3::core::format_seconds(4.6e6), "53.2 days");   // 4.6e6 / 86,400 = 53.24
   EXPECT_EQ(k3::core::format_count(2.78e12), "2.780T");
 }
 

@@ -84,6 +84,10 @@ const std::vector<BadInput> kBadInputs = {
     {"run scenarios/llama3-405b-h100-16384.yaml --goodput --days 0", {"--days"}, "more than 0"},
     {"run scenarios/llama3-405b-h100-16384.yaml --days 5", {"--days"}, "--goodput"},
     {"run scenarios/k3-h200-2048.yaml --goodput --days 10", {"k3-h200-2048.yaml", "reliability"}, "restart_s"},
+    {"compare scenarios/k3-vs-448-h200-2048.yaml --goodput --days 10", {"k3-vs-448-h200-2048.yaml", "reliability"},
+     "restart_s"},
+    {"compare scenarios/k3-vs-448-h200-2048.yaml --set reliability.restart_s=60 --goodput --days 101", {"--days"},
+     "at most 100"},
     {"run scenarios/k3-h200-2048.yaml --set cluster.nodes=0", {"cluster.nodes"}, ">= 1"},
     // Issue 49: settings teams use.
     {"run scenarios/k3-h200-2048.yaml --set parallel.fsdp_regather=step", {"parallel.fsdp_regather", "only FSDP"},

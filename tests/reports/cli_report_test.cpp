@@ -123,3 +123,21 @@ TEST(CliReport, TrafficReportNumbersEqualItsJsonAndDrawsOneEpGroup) {
   ASSERT_EQ(marks.size(), 1u);
   EXPECT_EQ(marks[0], "256");
 }
+
+// Issue 46: the whole run's section of the run report, every number keyed into --json's "goodput": three cards and,
+// per cause (seven), its rate on the job, mean interruptions, work lost and recovering.
+TEST(CliReport, GoodputSectionNumbersEqualItsJson) {
+  const std::string path = std::string(K3SIM_BINARY_DIR) + "/cli_report_goodput.html";
+  const auto r = run_k3sim("run scenarios/llama3-405b-h100-16384.yaml --goodput --days 54 --replications 4 --samples 0 "
+                           "--json --report '" + path + "'");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  expect_keys_match(path, json);
+  const std::string html = k3::test::slurp(path);
+  std::remove(path.c_str());
+  int goodput_keys = 0;
+  for (const auto& [key, shown] : k3::test::keyed_numbers(html)) goodput_keys += key.starts_with("/goodput/") ? 1 : 0;
+  EXPECT_EQ(goodput_keys, 3 + 7 * 4);
+  EXPECT_NE(html.find("A whole run: interruptions and goodput"), std::string::npos);
+  EXPECT_NE(html.find("Time lost against the checkpoint interval"), std::string::npos);
+}
