@@ -122,6 +122,12 @@ std::string goodput_to_text(const reliability::GoodputResult& g) {
     out += fmt::format("    {:<10} {:>13.1f} {:>11} {:>11}\n", "stragglers", g.mean_stragglers, hours(g.mean_straggler_s), "");
   }
   if (g.mean_spare_wait_s > 0) out += fmt::format("    of recovering, waiting for a spare node: {}\n", hours(g.mean_spare_wait_s));
+  if (g.spec.rates_source == "llama3-405b") {
+    const auto& p = reliability::llama3_405b_interruptions();
+    out += fmt::format("  the rates' source run (Llama 3 405B, {:g} days on {} H100) published {} interruptions and an "
+                       "effective training time \"higher than 90%\" (arXiv:2407.21783 sec. 3.3.4)\n",
+                       p.days, core::format_count(p.gpus), std::accumulate(p.count.begin(), p.count.end(), 0));
+  }
   out += fmt::format(
       "  inputs: failure rates ({}; per GPU-hour for gpu, hbm, network and nic, per node-hour for host, per job-hour for "
       "software and planned), restart {} (scenario), storage {:g} GB/s write and {:g} GB/s read, the simulated step ({}); "

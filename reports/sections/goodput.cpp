@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "reports/sections/json_fields.hpp"
 #include "reports/text.hpp"
 
@@ -102,6 +104,50 @@ void add_goodput_section(Report& report, const nlohmann::json& step, const std::
   add_time_chart(s, g);
   add_cause_table(s, g, k);
   add_interval_chart(s, g);
+}
+
+void add_goodput_comparison(Report& report,
+                            const std::vector<std::tuple<std::string, const nlohmann::json*, std::string>>& steps) {
+  std::vector<std::string> causes;  // the union of lost_s_mean_by_cause's keys, first seen first
+  bool any = false;
+  for (const auto& [name, step, pointer] : steps) {
+    if (!step->contains("goodput")) continue;
+    any = true;
+    for (const auto& [cause, s] : step->at("goodput").at("lost_s_mean_by_cause").items()) {
+      if (std::find(causes.begin(), causes.end(), cause) == causes.end()) causes.push_back(cause);
+    }
+  }
+  if (!any) return;
+  Section& s = report.add_section("goodput", "A whole run: which variant keeps more of it?");
+  s.paragraph("Each variant's step, run under its reliability: block for the same days and replicated: the share of "
+              "the run that trains, its goodput, and the run time each cause costs (work lost and recovering; saving "
+              "checkpoints on its own). A larger model state saves and restores slower.");
+  BarChart c;
+  c.title = "Run time lost per cause (mean of the replications)";
+  c.category_label = "Cause";
+  c.categories = causes;
+  c.value_axis = {"Time lost", "h", false};
+  Table t({{"Variant", ""}, {"Effective training time", "% (P50)"}, {"Goodput", "tokens/s (P50)"}, {"Lost in all", "h"}});
+  for (const auto& [name, step, pointer] : steps) {
+    if (!step->contains("goodput")) continue;
+    const auto& g = step->at("goodput");
+    BarSeries series{name, {}};
+    double lost = 0;
+    for (const auto& cause : causes) {
+      const double v = g.at("lost_s_mean_by_cause").value(cause, 0.0);
+      series.values.push_back(hours(v));
+      lost += v;
+    }
+    c.series.push_back(series);
+    const double ettr = num(g.at("effective_training_time"), "p50");
+    const double good = num(g.at("goodput_tokens_per_s"), "p50");
+    t.add_row({Cell::of_text(name),
+               Cell{display_number(100 * ettr, 3), ettr, pointer + "/result/goodput/effective_training_time/p50"},
+               Cell{display_number(good), good, pointer + "/result/goodput/goodput_tokens_per_s/p50"},
+               Cell::of_number(hours(lost), {}, 3)});
+  }
+  s.chart(bar_chart(c), "Work lost and recovering per cause; saving: the checkpoints' own time.");
+  s.table(t);
 }
 
 }  // namespace k3::reports

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "reports/text.hpp"
+
 namespace k3::reports {
 
 namespace {
@@ -170,19 +172,40 @@ void ladder(Report& report, const nlohmann::json& j) {
   chart.value_axis = {"Step time", "s"};
   chart.references.push_back({"goal", j.at("goal_step_time_s").get<double>()});
   BarSeries best;
-  Table table({{"GPUs", ""}, {"Candidates", "layouts"}, {"Simulated", "layouts"}, {"Best step", "s"}, {"Meets the goal", ""}});
+  const bool on_goodput = j.value("sized_on_goodput", false);
+  std::vector<Column> columns{{"GPUs", ""}, {"Candidates", "layouts"}, {"Simulated", "layouts"}, {"Best step", "s"},
+                              {"Meets the goal", "ideal throughput"}};
+  if (on_goodput) {
+    columns.push_back({"Effective training time", "% (P50)"});
+    columns.push_back({"Meets the goal", "on goodput"});
+    s.paragraph(fmt::format("Sized on goodput: a size that meets the goal on ideal throughput is run for the whole {:g} "
+                            "days under the scenario's reliability: block (failures, checkpoints, restarts), and must "
+                            "meet it at its P50 goodput. On ideal throughput the answer would be {} GPUs.",
+                            j.at("days").get<double>(),
+                            j.at("ideal_gpus").is_null() ? std::string("none") : std::to_string(j.at("ideal_gpus").get<std::int64_t>())));
+  }
+  Table table(columns);
   const auto& tried = j.at("sizes_tried");
   for (std::size_t i = 0; i < tried.size(); ++i) {
     const auto& t = tried[i];
     const auto key = fmt::format("/sizes_tried/{}/", i);
     chart.categories.push_back(std::to_string(t.at("gpus").get<std::int64_t>()));
     best.values.push_back(t.value("best_step_time_s", 0.0));
-    table.add_row({Cell::of_number(t.at("gpus").get<double>(), key + "gpus"),
-                   Cell::of_number(t.at("candidates").get<double>(), key + "candidates"),
-                   Cell::of_number(t.at("simulated").get<double>(), key + "simulated"),
-                   t.contains("best_step_time_s") ? Cell::of_number(t.at("best_step_time_s").get<double>(), key + "best_step_time_s")
-                                                  : Cell::of_text("none can"),
-                   Cell::of_text(t.at("meets").get<bool>() ? "yes" : "no")});
+    std::vector<Cell> row{Cell::of_number(t.at("gpus").get<double>(), key + "gpus"),
+                          Cell::of_number(t.at("candidates").get<double>(), key + "candidates"),
+                          Cell::of_number(t.at("simulated").get<double>(), key + "simulated"),
+                          t.contains("best_step_time_s")
+                              ? Cell::of_number(t.at("best_step_time_s").get<double>(), key + "best_step_time_s")
+                              : Cell::of_text("none can"),
+                          Cell::of_text(t.at("meets").get<bool>() ? "yes" : "no")};
+    if (on_goodput) {
+      const bool ran = t.contains("effective_training_time_p50");
+      row.push_back(ran ? Cell{display_number(100 * t.at("effective_training_time_p50").get<double>(), 3),
+                               t.at("effective_training_time_p50").get<double>(), key + "effective_training_time_p50"}
+                        : Cell::of_text("not run"));
+      row.push_back(Cell::of_text(ran && t.at("meets_goodput").get<bool>() ? "yes" : "no"));
+    }
+    table.add_row(std::move(row));
   }
   chart.series.push_back(best);
   s.chart(bar_chart(chart), "The fastest simulated layout at each cluster size against the goal's step time (0: no layout's "

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "reports/sections/goodput.hpp"
 #include "reports/sections/kv.hpp"
 #include "reports/sections/review_parts.hpp"
 #include "reports/sections/step.hpp"
@@ -132,6 +133,9 @@ void write_compare_report(const std::string& path, const nlohmann::json& compari
     add_kv(report, comparison.at("review"));
   }
   review::add_memory(report, variants);
+  std::vector<std::tuple<std::string, const nlohmann::json*, std::string>> steps;
+  for (const auto& v : variants) steps.emplace_back(v.name, &v.result(), v.pointer);
+  add_goodput_comparison(report, steps);
   add_timeline(report, trace, variants.front());
   review::add_assumptions(report, variants);
   RunInfo run = info;

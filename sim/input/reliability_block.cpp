@@ -41,6 +41,8 @@ reliability::RecoverySpec read_reliability(const core::YamlValue& b) {
   b.allow_only({"restart_s", "rates", "storage_write_gb_per_s", "storage_read_gb_per_s", "checkpoint_interval_s",
                 "spare_nodes", "repair_hours", "stragglers"});
   reliability::RecoverySpec s;
+  s.block_where = b.where();
+  s.interval_where = b.where();
   if (!b.has("restart_s")) {
     b.fail("restart_s is missing: no published restart time is general enough to default to",
            "restart_s: the seconds from an interruption to training again, without reading the checkpoint back");
@@ -50,7 +52,10 @@ reliability::RecoverySpec read_reliability(const core::YamlValue& b) {
   if (auto r = b.find("rates")) read_rates(*r, s);
   if (auto w = b.find("storage_write_gb_per_s")) s.storage_write_bytes_per_s = w->as_positive() * 1e9;
   if (auto r = b.find("storage_read_gb_per_s")) s.storage_read_bytes_per_s = r->as_positive() * 1e9;
-  if (auto i = b.find("checkpoint_interval_s")) s.checkpoint_interval_s = i->as_positive();
+  if (auto i = b.find("checkpoint_interval_s")) {
+    s.checkpoint_interval_s = i->as_positive();
+    s.interval_where = i->where();
+  }
   if (auto n = b.find("spare_nodes")) {
     s.spare_nodes = static_cast<int>(n->as_non_negative_int());
     if (!b.has("repair_hours")) n->fail("spare_nodes needs repair_hours", "repair_hours: the hours a failed node is away");

@@ -1,10 +1,13 @@
 #include "sim/reliability/goodput.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
 #include "core/error.hpp"
+#include "core/quantity.hpp"
 #include "core/rng.hpp"
 #include "core/statistics.hpp"
 
@@ -89,19 +92,36 @@ GoodputResult simulate_goodput(const RecoverySpec& spec, const RunFacts& facts, 
     if (c != FailureCause::planned) unplanned_per_s += base.rates_per_s[static_cast<std::size_t>(c)];
   }
   out.mtbf_s = unplanned_per_s > 0 ? 1 / unplanned_per_s : wall_s;
+  // Each replication's events grow with its interruptions and saves: both are bounded, so a run never hangs.
+  double all_per_s = base.stragglers_per_s;
+  for (const double r : base.rates_per_s) all_per_s += r;
+  if (all_per_s * wall_s > kMaxEventsPerRun) {
+    throw core::InputError(spec.block_where,
+                           fmt::format("{} interruptions expected in {:g} days on {} GPUs",
+                                       core::format_count(all_per_s * wall_s), options.days, core::format_count(facts.gpus)),
+                           fmt::format("rates that interrupt the run at most {} times", core::format_count(kMaxEventsPerRun)));
+  }
+  const double shortest_interval_s = std::max(facts.step_time_s, wall_s / kMaxEventsPerRun);
+  if (spec.checkpoint_interval_s && *spec.checkpoint_interval_s < shortest_interval_s) {
+    throw core::InputError(spec.interval_where,
+                           fmt::format("a save every {:g} s in {:g} days", *spec.checkpoint_interval_s, options.days),
+                           fmt::format("at least {:.1f} s: one step, and at most {} saves a run", shortest_interval_s,
+                                       core::format_count(kMaxEventsPerRun)));
+  }
   out.young_interval_s = young_interval_s(out.save_s, out.mtbf_s);
   out.daly_interval_s = daly_interval_s(out.save_s, out.mtbf_s);
 
-  // The scan: Daly's interval x 2^(k/4), k = -8..8, each a whole number of steps within the run.
-  const double daly = std::clamp(out.daly_interval_s, facts.step_time_s, wall_s);
+  // The scan: Daly's interval x 2^(k/4), k = -8..8, each a whole number of steps within the run and no shorter
+  // than shortest_interval_s (below it a save costs so little that the interval hardly matters).
+  const double daly = std::clamp(out.daly_interval_s, shortest_interval_s, wall_s);
   IntervalPoint best;
   for (int k = -8; k <= 8; ++k) {
-    const double tau = std::min(whole_steps(daly * std::exp2(k / 4.0), facts.step_time_s), wall_s);
+    const double tau = std::min(whole_steps(std::max(daly * std::exp2(k / 4.0), shortest_interval_s), facts.step_time_s), wall_s);
     if (!out.scan.empty() && tau <= out.scan.back().interval_s) continue;
     auto in = base;
     in.interval_s = tau;
     out.scan.push_back(evaluate_interval(in, options.replications, options.seed));
-    if (out.scan.back().ettr_mean > best.ettr_mean) best = out.scan.back();
+    if (out.scan.size() == 1 || out.scan.back().ettr_mean > best.ettr_mean) best = out.scan.back();
   }
   out.optimum_interval_s = best.interval_s;
   out.interval_given = spec.checkpoint_interval_s.has_value();

@@ -15,6 +15,8 @@ namespace k3::reliability {
 
 // The longest run simulated: its timeline runs on the picosecond clock, which spans 106 days.
 inline constexpr double kMaxRunDays = 100;
+// At most this many interruptions, and this many saves, in one replication of a run (InputError beyond).
+inline constexpr double kMaxEventsPerRun = 1e5;
 
 // What the step simulation tells the run.
 struct RunFacts {

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "core/error.hpp"
 #include "sim/reliability/failure_rates.hpp"
 
 namespace k3::reliability {
@@ -23,6 +24,9 @@ struct RecoverySpec {
   double stragglers_per_gpu_day = 0;
   double straggler_slowdown = 1;
   double straggler_found_s = 0;
+  // Where the block and its interval were given, for refusals that need the run's length to decide.
+  core::InputLocation block_where{"reliability", "reliability", 0};
+  core::InputLocation interval_where{"reliability", "reliability.checkpoint_interval_s", 0};
 };
 
 }  // namespace k3::reliability

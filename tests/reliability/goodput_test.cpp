@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "core/error.hpp"
+
 namespace k3::reliability {
 namespace {
 
@@ -92,6 +94,37 @@ TEST(Goodput, Llama3RunWithItsOwnRatesIsAboutItsCounts) {
   // save: 5.67 TB at 2 TB/s = 2.835 s.
   EXPECT_NEAR(r.save_s, 2.835, 1e-9);
   EXPECT_FALSE(r.interval_given);
+}
+
+TEST(Goodput, ARunThatNeverRecoversKeepsNothingAndStillReports) {
+  // A failure an hour and 10 h to restart: almost every recovery is cut short by the next failure (e^-10 of them
+  // finish), so the run trains next to nothing; the scan has no better interval and reports its first.
+  auto spec = exponential_only();
+  spec.rates[FailureCause::gpu] = 1;
+  spec.restart_s = 36000;
+  GoodputOptions o;
+  o.days = 10;
+  o.replications = 4;
+  o.seed = 3;
+  const auto r = simulate_goodput(spec, one_gpu(), o);
+  EXPECT_LT(r.ettr.p90, 0.01);
+  EXPECT_GT(r.interval_s, 0);
+}
+
+TEST(Goodput, RunsThatWouldNotEndAreRefused) {
+  GoodputOptions o;
+  o.days = 100;
+  o.replications = 1;
+  // 0.1 failures a GPU-hour on 100,000 GPUs for 2,400 h: 24 million interruptions, over the 100,000 allowed.
+  auto f = one_gpu();
+  f.gpus = 100000;
+  EXPECT_THROW(simulate_goodput(exponential_only(), f, o), core::InputError);
+  // A save every 10 s for 100 days is 864,000 saves: the shortest allowed interval is 8.64e6 / 1e5 = 86.4 s.
+  auto spec = exponential_only();
+  spec.checkpoint_interval_s = 10;
+  EXPECT_THROW(simulate_goodput(spec, one_gpu(), o), core::InputError);
+  spec.checkpoint_interval_s = 90;
+  EXPECT_NO_THROW(simulate_goodput(spec, one_gpu(), o));
 }
 
 }  // namespace

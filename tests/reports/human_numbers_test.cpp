@@ -83,6 +83,7 @@ TEST(HumanNumbers, ShippedScenariosPrintNoUnreadableNumber) {
       "kv k3",
       "balance --model k3 --balancer qb-hist --steps 3 --tokens-per-rank 256",
       "traffic k3,k3-448 --ep 64 --gpus-per-node 8",
+      "run scenarios/llama3-405b-h100-16384.yaml --samples 0 --goodput --days 54 --replications 4",
   };
   for (const auto& c : commands) {
     const auto text = k3::test::run_k3sim(c);

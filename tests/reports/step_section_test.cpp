@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "reports/sections/goodput.hpp"
 #include "reports/sections/step.hpp"
+#include "results/goodput_output.hpp"
 #include "results/step_output.hpp"
 
 using namespace k3;
@@ -146,4 +148,40 @@ TEST(StepSection, ComparisonKeysPointIntoEachVariant) {
   EXPECT_EQ(matched, 2 * 6);  // six numbers per variant row
   EXPECT_EQ(report.sections().front().charts(), 3);
   EXPECT_NE(report.html().find("b \u00b7 compute"), std::string::npos);  // stacked bar tooltip per variant
+}
+
+// Issue 46: compare's goodput section sets two variants' runs side by side, each number keyed into its variant.
+TEST(StepSection, GoodputComparisonKeysPointIntoEachVariant) {
+  reliability::RecoverySpec spec;
+  spec.restart_s = 600;
+  reliability::RunFacts facts;
+  facts.gpus = 1024;
+  facts.step_time_s = 10;
+  facts.tokens_per_step = 4e6;
+  facts.checkpoint_bytes = 1e12;
+  nlohmann::json comparison;
+  for (const double gpus : {1024.0, 2048.0}) {
+    facts.gpus = gpus;
+    comparison["variants"].push_back(
+        {{"result", {{"goodput", results::goodput_json(reliability::simulate_goodput(spec, facts, {10, 4, 1}))}}}});
+  }
+  const std::vector<std::tuple<std::string, const nlohmann::json*, std::string>> steps{
+      {"a", &comparison["variants"][0]["result"], "/variants/0"}, {"b", &comparison["variants"][1]["result"], "/variants/1"}};
+  reports::Report report("t");
+  reports::add_goodput_comparison(report, steps);
+  int shown = 0;
+  for (const auto& [key, value] : keyed(report)) {
+    EXPECT_EQ(value, comparison.at(nlohmann::json::json_pointer(key)).get<double>()) << key;
+    ++shown;
+  }
+  EXPECT_EQ(shown, 4);  // effective training time and goodput of each
+  EXPECT_NE(report.html().find("Run time lost per cause"), std::string::npos);
+  // Twice the GPUs fail twice as often on the GPU-counted causes: more of the run lost.
+  EXPECT_LT(comparison["variants"][1]["result"]["goodput"]["effective_training_time"]["p50"].get<double>(),
+            comparison["variants"][0]["result"]["goodput"]["effective_training_time"]["p50"].get<double>());
+  // No goodput in any variant: no section.
+  reports::Report empty("t");
+  const nlohmann::json plain = nlohmann::json::object();
+  reports::add_goodput_comparison(empty, {{"a", &plain, "/variants/0"}});
+  EXPECT_EQ(empty.html().find("Run time lost per cause"), std::string::npos);
 }

@@ -37,6 +37,8 @@ TEST(PlanCli, BadFlagsExit2NamingTheFlagAndWhatItTakes) {
       {kPlanK3 + "--gpus 2048 --tokens 15e12 --days 60", "--gpus", "one goal"},
       {kPlanK3 + "--tokens 15e12", "--days", "positive number of days"},
       {kPlanK3 + "--tokens 15e12 --days 60 --gpu tpu", "--gpu", "h200"},
+      // Issue 46: sized on goodput, the run's timeline must fit the clock.
+      {kPlanK3 + "--tokens 15e12 --days 200 --set reliability.restart_s=600", "--days", "at most 100"},
       {kPlanK3 + "--gpus 0", "--gpus", "positive"},
       {kPlanK3 + "--gpus 2044", "--gpus", "a multiple of 8"},
       {kPlanK3 + "--gpus 2048 --objective speed", "--objective", "time"},
