@@ -85,6 +85,7 @@ nlohmann::json goodput_json(const reliability::GoodputResult& g) {
          {"stragglers_mean", g.mean_stragglers},
          {"straggler_s_mean", g.mean_straggler_s},
          {"spare_wait_s_mean", g.mean_spare_wait_s},
+         {"straggler_slowdown", g.spec.straggler_slowdown},
          {"inputs", {"rates", "restart_s", "storage bandwidth", "checkpoint_bytes (the model's state)", "step_time_s (simulated step)",
                      "spares, repair and stragglers where given"}},
          {"predicted", {"interruptions", "effective_training_time", "goodput_tokens_per_s", "tokens_trained",
@@ -122,6 +123,14 @@ std::string goodput_to_text(const reliability::GoodputResult& g) {
     out += fmt::format("    {:<10} {:>13.1f} {:>11} {:>11}\n", "stragglers", g.mean_stragglers, hours(g.mean_straggler_s), "");
   }
   if (g.mean_spare_wait_s > 0) out += fmt::format("    of recovering, waiting for a spare node: {}\n", hours(g.mean_spare_wait_s));
+  if (g.spec.stragglers_per_gpu_day > 0) {
+    out += fmt::format("  stragglers               {:g} per GPU-day, each slowing the step {:.3f}x{} until swapped out after {}\n",
+                       g.spec.stragglers_per_gpu_day, g.spec.straggler_slowdown,
+                       g.spec.straggler_gpu_speed
+                           ? fmt::format(" (simulated: the step with one GPU at speed {:g}, mean over GPUs spread across the stages)", *g.spec.straggler_gpu_speed)
+                           : std::string(),
+                       span(g.spec.straggler_found_s));
+  }
   if (g.spec.rates_source == "llama3-405b") {
     const auto& p = reliability::llama3_405b_interruptions();
     out += fmt::format("  the rates' source run (Llama 3 405B, {:g} days on {} H100) published {} interruptions and an "

@@ -55,7 +55,13 @@ ClusterPlanResult plan_cluster_size(const std::string& yaml_text, const std::str
   PlanOptions o = options;
   o.goal_step_time_s = out.goal_step_time_s;
   out.sized_on_goodput = step.reliability.has_value();
-  if (out.sized_on_goodput) input::check_run_days(goal.days, "--days");
+  if (out.sized_on_goodput) {
+    input::check_run_days(goal.days, "--days");
+    if (step.reliability->straggler_gpu_speed) {
+      throw InputError(step.reliability->block_where, "plan sizes stragglers by reliability.stragglers.slowdown",
+                       "stragglers: {slowdown: F, ...}; `k3sim run --goodput` simulates the slowdown of a gpu_speed");
+    }
+  }
   for (const auto nodes : ladder) {
     const std::int64_t gpus = nodes * per_node;
     const auto inputs = resolve(gpus);

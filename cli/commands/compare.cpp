@@ -76,8 +76,10 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const input::ScenarioIn
   auto step = results::step_to_json(r);
   results::add_band(step, band);
   if (o.goodput) {
+    auto spec = *in.scenario.reliability;
+    input::derive_straggler_slowdown(spec, in, r, o.jobs);
     const auto g = reliability::simulate_goodput(
-        *in.scenario.reliability, input::run_facts(in.scenario, in.model, r, in.topology->gpus_per_node()),
+        spec, input::run_facts(in.scenario, in.model, r, in.topology->gpus_per_node()),
         {o.days, kGoodputReplications, in.scenario.seed});
     step["goodput"] = results::goodput_json(g);
   }

@@ -128,9 +128,10 @@ int run(const RunOptions& o) {
   if (o.goodput) {
     if (o.samples > 0) progress.done_one();
     progress.doing("the whole run's goodput");
+    auto spec = *inputs.scenario.reliability;
+    input::derive_straggler_slowdown(spec, inputs, result, o.jobs);
     goodput = reliability::simulate_goodput(
-        *inputs.scenario.reliability,
-        input::run_facts(inputs.scenario, inputs.model, result, inputs.topology->gpus_per_node()),
+        spec, input::run_facts(inputs.scenario, inputs.model, result, inputs.topology->gpus_per_node()),
         {o.days, o.replications, inputs.scenario.seed});
   }
   progress.finish();

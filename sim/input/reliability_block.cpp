@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "model/memory.hpp"
 #include "model/ops.hpp"
+#include "sim/train/step_simulator.hpp"
 
 namespace k3::input {
 
@@ -65,12 +67,21 @@ reliability::RecoverySpec read_reliability(const core::YamlValue& b) {
     s.repair_hours = h->as_positive();
   }
   if (auto g = b.find("stragglers")) {
-    g->allow_only({"per_gpu_day", "slowdown", "found_after_s"});
+    g->allow_only({"per_gpu_day", "slowdown", "gpu_speed", "found_after_s"});
     s.stragglers_per_gpu_day = g->at("per_gpu_day").as_non_negative();
-    const auto slow = g->at("slowdown");
-    s.straggler_slowdown = slow.as_positive();
-    if (s.straggler_slowdown < 1) slow.fail("a straggler slows the job", "a step-time factor of 1 or more (1.5: 50% slower)");
     s.straggler_found_s = g->at("found_after_s").as_non_negative();
+    if (g->has("slowdown") == g->has("gpu_speed")) {
+      g->fail("a straggler needs one of slowdown and gpu_speed",
+              "slowdown: the job's step-time factor, or gpu_speed: the slow GPU's speed (the step is simulated with it)");
+    }
+    if (auto slow = g->find("slowdown")) {
+      s.straggler_slowdown = slow->as_positive();
+      if (s.straggler_slowdown < 1) slow->fail("a straggler slows the job", "a step-time factor of 1 or more (1.5: 50% slower)");
+    } else {
+      const auto speed = g->at("gpu_speed");
+      s.straggler_gpu_speed = speed.as_positive();
+      if (*s.straggler_gpu_speed >= 1) speed.fail("a straggler is slower than the others", "a speed above 0 and below 1");
+    }
   }
   return s;
 }
@@ -80,6 +91,25 @@ void check_run_days(double days, const std::string& flag) {
   throw core::InputError({flag, "", 0}, fmt::format("{:g} days", days),
                          fmt::format("a run of more than 0 and at most {:g} days (the simulated clock spans 106)",
                                      reliability::kMaxRunDays));
+}
+
+void derive_straggler_slowdown(reliability::RecoverySpec& spec, const ScenarioInputs& inputs,
+                               const train::StepResult& step, int threads) {
+  if (!spec.straggler_gpu_speed) return;
+  // A straggler falls on any GPU alike, and what it costs depends on its pipeline stage's load: the mean over
+  // GPUs spread evenly across the job, one per pipeline stage's worth of GPUs (at most 16).
+  const int samples = std::clamp(inputs.scenario.parallel.pp, 1, 16);
+  double sum = 0;
+  for (int i = 0; i < samples; ++i) {
+    const auto gpu = static_cast<std::int64_t>((i + 0.5) * static_cast<double>(step.gpus) / samples);
+    auto slowed = inputs.scenario;
+    std::erase_if(slowed.gpu_speed.slow, [gpu](const parallel::SlowGpu& g) { return g.gpu == gpu; });
+    slowed.gpu_speed.slow.push_back({gpu, *spec.straggler_gpu_speed, spec.block_where});
+    train::StepOptions options;
+    options.threads = threads;
+    sum += train::simulate_step(slowed, inputs.model, *inputs.topology, inputs.profile_or_null(), options).step_time_s;
+  }
+  spec.straggler_slowdown = std::max(1.0, sum / samples / step.step_time_s);
 }
 
 reliability::RunFacts run_facts(const train::StepSpec& spec, const model::ModelSpec& model, const train::StepResult& step,

@@ -4,6 +4,7 @@
 // needs (reliability::RunFacts).
 #include "core/yaml_input.hpp"
 #include "model/model_spec.hpp"
+#include "sim/input/scenario_inputs.hpp"
 #include "sim/reliability/goodput.hpp"
 #include "sim/train/step_result.hpp"
 #include "sim/train/step_spec.hpp"
@@ -15,6 +16,13 @@ reliability::RecoverySpec read_reliability(const core::YamlValue& block);
 // A run of `days` (from `flag`) that the timeline can simulate: more than 0 and at most reliability::kMaxRunDays;
 // InputError naming the flag otherwise.
 void check_run_days(double days, const std::string& flag);
+
+// A straggler given by its GPU's speed (reliability.stragglers.gpu_speed): the step simulated again with one GPU at that
+// speed, on the non-symmetric path the slow GPU needs (sim/parallel/gpu_speed.hpp), once per pipeline stage's worth of
+// GPUs (one GPU spread evenly in each, at most 16 runs), sets spec.straggler_slowdown to the mean ratio of the step
+// times. Nothing when the slowdown was given.
+void derive_straggler_slowdown(reliability::RecoverySpec& spec, const ScenarioInputs& inputs,
+                               const train::StepResult& step, int threads);
 
 // The step's GPUs, node size, time and tokens, and the bytes a checkpoint writes: the model's weights (BF16)
 // and optimizer state (fp32 master weights and moments of the scenario's optimizer), once for the whole model.

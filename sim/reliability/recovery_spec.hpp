@@ -23,6 +23,8 @@ struct RecoverySpec {
   double repair_hours = 0;
   double stragglers_per_gpu_day = 0;
   double straggler_slowdown = 1;
+  // stragglers.gpu_speed: the slow GPU's speed; its slowdown of the step is then simulated (input::derive_straggler_slowdown).
+  std::optional<double> straggler_gpu_speed;
   double straggler_found_s = 0;
   // Where the block and its interval were given, for refusals that need the run's length to decide.
   core::InputLocation block_where{"reliability", "reliability", 0};

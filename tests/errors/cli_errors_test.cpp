@@ -81,6 +81,11 @@ const std::vector<BadInput> kBadInputs = {
     {"run scenarios/llama3-405b-h100-16384.yaml --set reliability.restart_s=-5", {"reliability.restart_s"}, ">= 0"},
     {"run scenarios/llama3-405b-h100-16384.yaml --set reliability.spare_nodes=2", {"reliability.spare_nodes"}, "repair_hours"},
     {"run scenarios/llama3-405b-h100-16384.yaml --goodput --days 200", {"--days"}, "at most 100"},
+    {"run scenarios/llama3-405b-h100-16384.yaml --set 'reliability.stragglers={per_gpu_day: 1, found_after_s: 60}'",
+     {"reliability.stragglers"}, "gpu_speed"},
+    {"run scenarios/llama3-405b-h100-16384.yaml --set "
+     "'reliability.stragglers={per_gpu_day: 1, gpu_speed: 1.2, found_after_s: 60}'",
+     {"reliability.stragglers.gpu_speed"}, "below 1"},
     {"run scenarios/llama3-405b-h100-16384.yaml --samples 0 --goodput --days 54 --set reliability.rates.gpu=10",
      {"llama3-405b-h100-16384.yaml", "reliability"}, "at most 100.0K times"},
     {"run scenarios/llama3-405b-h100-16384.yaml --samples 0 --goodput --days 54 --set reliability.checkpoint_interval_s=5",

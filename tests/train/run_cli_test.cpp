@@ -255,3 +255,19 @@ TEST(RunCli, GoodputOfTheLlama3RunAccountsEveryCause) {
   EXPECT_GT(g["goodput_tokens_per_s"]["p50"].get<double>(), 0);
   EXPECT_LT(g["goodput_tokens_per_s"]["p50"].get<double>(), g["ideal_tokens_per_s"].get<double>());
 }
+
+// A straggler given by its GPU's speed: the step simulated with one GPU that slow, once per pipeline stage's worth of
+// GPUs. It slows the job, but by no more than the GPU itself (1 / 0.7 = 1.43x: communication does not slow).
+TEST(RunCli, GoodputStragglerSlowdownIsSimulatedFromTheSlowGpu) {
+  const auto r = run_k3sim(
+      "run scenarios/llama3-405b-h100-16384.yaml --goodput --days 10 --samples 0 --replications 2 --json "
+      "--set 'reliability.stragglers={per_gpu_day: 0.001, gpu_speed: 0.7, found_after_s: 3600}'");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto g = nlohmann::json::parse(r.out).at("goodput");
+  EXPECT_GT(g["straggler_slowdown"].get<double>(), 1.0);
+  EXPECT_LE(g["straggler_slowdown"].get<double>(), 1 / 0.7);
+  // 0.001 per GPU-day on 16,384 GPUs for 10 days: 164 expected, fewer counted (one at a time, none while down).
+  EXPECT_GT(g["stragglers_mean"].get<double>(), 50);
+  EXPECT_LT(g["stragglers_mean"].get<double>(), 170);
+  EXPECT_GT(g["straggler_s_mean"].get<double>(), 0);
+}
