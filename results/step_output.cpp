@@ -93,7 +93,7 @@ nlohmann::json step_to_json(const train::StepResult& r) {
                          {"difference", sym.difference()},
                          {"full_fabric", sym.full_fabric}};
   if (const auto& g = r.gpu_speed; g.modelled) {
-    j["gpu_speed"] = {{"spread", g.spread}, {"listed_gpus", g.listed}, {"slowest_gpu", g.slowest_gpu},
+    j["gpu_speed"] = {{"spread", g.spread}, {"listed_gpus", g.listed}, {"gpus_in_ranges", g.in_ranges}, {"slowest_gpu", g.slowest_gpu},
                       {"slowest_speed", g.slowest_speed}, {"rank_slowest_speed", g.rank_slowest}};
   }
   auto& layers = j["layers"] = nlohmann::json::array();
@@ -150,6 +150,7 @@ std::string step_to_text(const train::StepResult& r) {
     for (std::size_t k = 0; k < g.rank_slowest.size(); ++k) ranks += fmt::format("{}{:.3f}", k == 0 ? "" : " ", g.rank_slowest[k]);
     std::string set;
     if (g.spread > 0) set = fmt::format("spread {:.1f} % of the median GPU (Sinha et al., SC22, measured 8 % on average)", 100 * g.spread);
+    if (g.in_ranges > 0) set += fmt::format("{}{} GPUs set by range", set.empty() ? "" : ", ", core::format_count(static_cast<double>(g.in_ranges)));
     if (g.listed > 0) set += fmt::format("{}{} GPU{} set by hand", set.empty() ? "" : ", ", g.listed, g.listed == 1 ? "" : "s");
     out += fmt::format("  GPU speeds           {}; slowest GPU {} at {:.3f}x the kernel tables' GPU; each pipeline rank runs "
                        "its stage's slowest block (its slowest GPU, rank by rank: {})\n",

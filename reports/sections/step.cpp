@@ -226,6 +226,7 @@ void add_gpu_speeds(Report& report, const nlohmann::json& step, const std::strin
     how = fmt::format("Each GPU's speed is drawn from a spread of {} of the median GPU (Sinha et al., SC22, measured 8 % "
                       "on average across GPUs of one SKU). ", pct(num(g, "spread")));
   }
+  if (const double ranged = g.value("gpus_in_ranges", 0.0); ranged > 0) how += fmt::format("{} GPUs set by range. ", display_number(ranged));
   if (const int listed = g.at("listed_gpus").get<int>(); listed > 0) {
     how += fmt::format("{} GPU{} set by hand. ", listed, listed == 1 ? "" : "s");
   }

@@ -53,10 +53,24 @@ constexpr std::string_view kDefaultHostProfile = "none";
 
 // Speeds are over the kernel tables' GPU; a GPU that does not run at all is a failure, not a slow GPU.
 void read_gpu_speed(const YamlValue& g, parallel::GpuSpeedSpec& out) {
-  g.allow_only({"spread", "slow"});
+  g.allow_only({"spread", "slow", "ranges"});
   if (auto v = g.find("spread")) {
     out.spread = v->as_non_negative();
     if (out.spread >= 1) v->fail("a spread of 1 or more gives GPUs of speed 0", "a fraction from 0 to below 1 (0.08: Sinha et al., SC22)");
+  }
+  if (auto ranges = g.find("ranges")) {
+    if (!ranges->is_sequence()) ranges->fail("expected a list of GPU ranges", "[{first_gpu: 1024, gpus: 1024, speed: 0.6}, ...]");
+    for (const auto& item : ranges->items()) {
+      item.allow_only({"first_gpu", "gpus", "speed"});
+      parallel::SlowGpuRange r;
+      r.first = item.at("first_gpu").as_non_negative_int();
+      r.count = item.at("gpus").as_positive_int();
+      const auto speed = item.at("speed");
+      r.speed = speed.as_positive();
+      if (r.speed > 2) speed.fail("faster than twice the kernel tables' GPU", "a speed above 0 and at most 2 (1: the tables' GPU)");
+      r.where = item.at("gpus").where();
+      out.ranges.push_back(r);
+    }
   }
   auto slow = g.find("slow");
   if (!slow) return;

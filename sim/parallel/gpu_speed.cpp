@@ -18,12 +18,22 @@ GpuSpeeds::GpuSpeeds(GpuSpeedSpec spec, std::int64_t gpus, std::uint64_t seed)
                              fmt::format("GPU {} is not in the job", s.gpu), fmt::format("a GPU index from 0 to {}", gpus - 1));
     }
   }
+  for (const auto& r : spec_.ranges) {
+    if (r.first + r.count > gpus) {
+      throw core::InputError(r.where, fmt::format("GPUs {} to {} are not all in the job", r.first, r.first + r.count - 1),
+                             fmt::format("a range within GPUs 0 to {}", gpus - 1));
+    }
+  }
 }
 
 double GpuSpeeds::of(GpuIndex gpu) const {
   // Listed GPUs last: a later entry for the same GPU wins, as a later --set does.
   for (auto it = spec_.slow.rbegin(); it != spec_.slow.rend(); ++it) {
     if (it->gpu == static_cast<std::int64_t>(gpu)) return it->speed;
+  }
+  const auto g = static_cast<std::int64_t>(gpu);
+  for (auto it = spec_.ranges.rbegin(); it != spec_.ranges.rend(); ++it) {
+    if (g >= it->first && g < it->first + it->count) return it->speed;
   }
   if (spec_.spread <= 0) return 1;
   const double u = static_cast<double>(core::Rng::derive(stream_, gpu) >> 11) * 0x1.0p-53;

@@ -20,19 +20,28 @@ struct SlowGpu {
   core::InputLocation where;  // its entry in the scenario, for the error when the cluster has no such GPU
 };
 
+// A run of consecutive GPUs at one speed: nodes of another kind (an older generation, a power-capped rack).
+struct SlowGpuRange {
+  std::int64_t first = 0;  // global GPU index of the first
+  std::int64_t count = 0;
+  double speed = 1;
+  core::InputLocation where;
+};
+
 struct GpuSpeedSpec {
   // The range of speeds across the fleet as a fraction of the median: each GPU's speed is uniform on
   // [1 - spread/2, 1 + spread/2], drawn from the scenario's seed and the GPU's index. 0: every GPU at 1.
   double spread = 0;
-  std::vector<SlowGpu> slow;  // set GPU by GPU, after the draw
-  bool modelled() const { return spread > 0 || !slow.empty(); }
+  std::vector<SlowGpuRange> ranges;  // after the draw (a later range wins where two overlap)
+  std::vector<SlowGpu> slow;  // set GPU by GPU, after the draw and the ranges
+  bool modelled() const { return spread > 0 || !slow.empty() || !ranges.empty(); }
 };
 
 // Each GPU's speed, drawn on demand (a 131,072-GPU job keeps no table).
 class GpuSpeeds {
  public:
   GpuSpeeds() = default;
-  // Throws core::InputError naming the gpu_speed.slow entry of a GPU the job does not have.
+  // Throws core::InputError naming the gpu_speed.slow or .ranges entry of a GPU the job does not have.
   GpuSpeeds(GpuSpeedSpec spec, std::int64_t gpus, std::uint64_t seed);
   bool modelled() const { return spec_.modelled(); }
   double of(GpuIndex gpu) const;

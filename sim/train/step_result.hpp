@@ -135,6 +135,7 @@ struct GpuSpeedResult {
   bool modelled = false;
   double spread = 0;           // gpu_speed.spread as written
   int listed = 0;              // GPUs set one by one (gpu_speed.slow)
+  std::int64_t in_ranges = 0;  // GPUs set by range (gpu_speed.ranges; overlaps counted once per range)
   std::uint32_t slowest_gpu = 0;
   double slowest_speed = 1;
   std::vector<double> rank_slowest;  // [pipeline rank]: the slowest GPU of the block its passes ran on

@@ -143,7 +143,10 @@ StepResult PreparedStep::finish() {
   if (p.sc.gpu_speed.modelled()) {
     const auto& blocks = p.plan.simulated;
     auto& g = result.gpu_speed;
-    g = {true, p.sc.gpu_speed.spread, static_cast<int>(p.sc.gpu_speed.slow.size()), blocks.slowest_gpu, blocks.slowest_speed, {}};
+    std::int64_t in_ranges = 0;
+    for (const auto& r : p.sc.gpu_speed.ranges) in_ranges += r.count;
+    g = {true, p.sc.gpu_speed.spread, static_cast<int>(p.sc.gpu_speed.slow.size()), in_ranges, blocks.slowest_gpu,
+         blocks.slowest_speed, {}};
     for (int r = 0; r < p.plan.schedule.ranks; ++r) g.rank_slowest.push_back(blocks.slowest_in(r));
   }
   if (p.opt.op_trace) {

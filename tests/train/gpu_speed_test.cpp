@@ -51,6 +51,29 @@ TEST(GpuSpeeds, AGpuOutsideTheJobIsAnInputErrorNamingItsLine) {
   }
 }
 
+TEST(GpuSpeeds, RangesSetNodesOfAnotherKindAndGpusSetOneByOneWin) {
+  // GPUs 8-15 (a second node of 8) at 0.6, GPU 12 set alone at 0.9, a later range over 14-15 at 0.5.
+  GpuSpeedSpec spec;
+  spec.ranges = {{8, 8, 0.6, {}}, {14, 2, 0.5, {}}};
+  spec.slow = {{12, 0.9, {}}};
+  const GpuSpeeds speeds(spec, 16, 1);
+  EXPECT_TRUE(speeds.modelled());
+  EXPECT_EQ(speeds.of(7), 1.0);
+  EXPECT_EQ(speeds.of(8), 0.6);
+  EXPECT_EQ(speeds.of(12), 0.9);
+  EXPECT_EQ(speeds.of(13), 0.6);
+  EXPECT_EQ(speeds.of(15), 0.5);
+  GpuSpeedSpec outside;
+  outside.ranges = {{8, 16, 0.6, {"t.yaml", "gpu_speed.ranges[0].gpus", 4}}};
+  try {
+    const GpuSpeeds refused(outside, 16, 1);
+    FAIL() << "GPUs 8-23 of 16 accepted";
+  } catch (const k3::core::InputError& e) {
+    EXPECT_EQ(e.where().key, "gpu_speed.ranges[0].gpus");
+    EXPECT_NE(e.allowed().find("0 to 15"), std::string::npos) << e.allowed();
+  }
+}
+
 TEST(SimulatedBlocks, EachRankRunsTheBlockHoldingItsStagesSlowestGpu) {
   // TP2 x DP4 x PP2 on 16 GPUs: stage 0 holds GPUs 0-7 and stage 1 GPUs 8-15; a block is one TP pair.
   k3::parallel::ParallelLayout layout;
