@@ -52,6 +52,13 @@ model::RecomputePolicy recompute_policy(const YamlValue& v) {
 constexpr std::string_view kDefaultHostProfile = "none";
 
 // Speeds are over the kernel tables' GPU; a GPU that does not run at all is a failure, not a slow GPU.
+double read_speed(const YamlValue& item) {
+  const auto speed = item.at("speed");
+  const double v = speed.as_positive();
+  if (v > 2) speed.fail("faster than twice the kernel tables' GPU", "a speed above 0 and at most 2 (1: the tables' GPU)");
+  return v;
+}
+
 void read_gpu_speed(const YamlValue& g, parallel::GpuSpeedSpec& out) {
   g.allow_only({"spread", "slow", "ranges"});
   if (auto v = g.find("spread")) {
@@ -65,9 +72,7 @@ void read_gpu_speed(const YamlValue& g, parallel::GpuSpeedSpec& out) {
       parallel::SlowGpuRange r;
       r.first = item.at("first_gpu").as_non_negative_int();
       r.count = item.at("gpus").as_positive_int();
-      const auto speed = item.at("speed");
-      r.speed = speed.as_positive();
-      if (r.speed > 2) speed.fail("faster than twice the kernel tables' GPU", "a speed above 0 and at most 2 (1: the tables' GPU)");
+      r.speed = read_speed(item);
       r.where = item.at("gpus").where();
       out.ranges.push_back(r);
     }
@@ -79,9 +84,7 @@ void read_gpu_speed(const YamlValue& g, parallel::GpuSpeedSpec& out) {
     item.allow_only({"gpu", "speed"});
     parallel::SlowGpu gpu;
     gpu.gpu = item.at("gpu").as_non_negative_int();
-    const auto speed = item.at("speed");
-    gpu.speed = speed.as_positive();
-    if (gpu.speed > 2) speed.fail("faster than twice the kernel tables' GPU", "a speed above 0 and at most 2 (1: the tables' GPU)");
+    gpu.speed = read_speed(item);
     gpu.where = item.at("gpu").where();
     out.slow.push_back(gpu);
   }
