@@ -39,8 +39,6 @@ namespace k3::cli {
 
 namespace {
 
-constexpr int kGoodputReplications = 64;
-
 struct CompareOptions {
   std::vector<std::string> scenarios;
   std::vector<std::string> sets;
@@ -76,12 +74,8 @@ nlohmann::json simulate_variant(const sweep::Variant& v, const input::ScenarioIn
   auto step = results::step_to_json(r);
   results::add_band(step, band);
   if (o.goodput) {
-    auto spec = *in.scenario.reliability;
-    input::derive_straggler_slowdown(spec, in, r, o.jobs);
-    const auto g = reliability::simulate_goodput(
-        spec, input::run_facts(in.scenario, in.model, r, in.topology->gpus_per_node()),
-        {o.days, kGoodputReplications, in.scenario.seed});
-    step["goodput"] = results::goodput_json(g);
+    step["goodput"] = results::goodput_json(
+        input::simulate_run_goodput(in, r, o.days, reliability::GoodputOptions{}.replications, o.jobs));
   }
   if (discrepancy) results::add_model_discrepancy(step, band, *discrepancy, validate::kDiscrepancyTableName);
   nlohmann::json e = sweep::variant_entry(v.name, v.scenario.source, step);
@@ -126,18 +120,6 @@ nlohmann::json compare_json(const std::vector<sweep::Variant>& variants, const C
   }
   progress.finish();
   return out;
-}
-
-// --goodput: a run length on the clock, and a reliability: block in every variant.
-void check_goodput_flags(double days, const std::vector<sweep::Variant>& variants) {
-  input::check_run_days(days, "--days");
-  for (const auto& v : variants) {
-    if (!v.scenario.reliability) {
-      throw core::InputError({v.scenario.source, "reliability", 0},
-                             "--goodput needs a reliability: block in variant " + v.name,
-                             "reliability: {restart_s: S} in the scenario, or --set reliability.restart_s=S");
-    }
-  }
 }
 
 std::string compare_text(const nlohmann::json& j) {
@@ -197,7 +179,9 @@ int compare(const CompareOptions& o) {
   for (const auto& path : o.scenarios) {
     for (auto& v : sweep::load_variants(path, sets)) variants.push_back(std::move(v));
   }
-  if (o.goodput) check_goodput_flags(o.days, variants);
+  if (o.goodput) {
+    for (const auto& v : variants) input::check_goodput_request(v.scenario, o.days, "variant " + v.name);
+  }
   std::vector<train::TraceSpan> trace;
   const auto j = compare_json(variants, o, o.report.empty() ? nullptr : &trace);
   std::string command = "k3sim compare";

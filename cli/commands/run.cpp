@@ -84,11 +84,7 @@ void check_goodput_options(const RunOptions& o, const input::ScenarioInputs& inp
     if (o.days > 0) throw core::InputError({"--days", "", 0}, "--days is read only with --goodput", "--goodput --days D");
     return;
   }
-  input::check_run_days(o.days, "--days");
-  if (!inputs.scenario.reliability) {
-    throw core::InputError({o.scenario, "reliability", 0}, "--goodput needs the scenario's reliability: block",
-                           "reliability: {restart_s: S} in the scenario, or --set reliability.restart_s=S");
-  }
+  input::check_goodput_request(inputs.scenario, o.days, "the scenario");
 }
 
 int run(const RunOptions& o) {
@@ -128,11 +124,7 @@ int run(const RunOptions& o) {
   if (o.goodput) {
     if (o.samples > 0) progress.done_one();
     progress.doing("the whole run's goodput");
-    auto spec = *inputs.scenario.reliability;
-    input::derive_straggler_slowdown(spec, inputs, result, o.jobs);
-    goodput = reliability::simulate_goodput(
-        spec, input::run_facts(inputs.scenario, inputs.model, result, inputs.topology->gpus_per_node()),
-        {o.days, o.replications, inputs.scenario.seed});
+    goodput = input::simulate_run_goodput(inputs, result, o.days, o.replications, o.jobs);
   }
   progress.finish();
   nlohmann::json json = results::step_to_json(result);

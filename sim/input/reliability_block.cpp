@@ -93,6 +93,21 @@ void check_run_days(double days, const std::string& flag) {
                                      reliability::kMaxRunDays));
 }
 
+void check_goodput_request(const Scenario& scenario, double days, const std::string& label) {
+  check_run_days(days, "--days");
+  if (scenario.reliability) return;
+  throw core::InputError({scenario.source, "reliability", 0}, "--goodput needs a reliability: block in " + label,
+                         "reliability: {restart_s: S} in the scenario, or --set reliability.restart_s=S");
+}
+
+reliability::GoodputResult simulate_run_goodput(const ScenarioInputs& inputs, const train::StepResult& step, double days,
+                                                int replications, int threads) {
+  auto spec = *inputs.scenario.reliability;
+  derive_straggler_slowdown(spec, inputs, step, threads);
+  return reliability::simulate_goodput(spec, run_facts(inputs.scenario, inputs.model, step, inputs.topology->gpus_per_node()),
+                                       {days, replications, inputs.scenario.seed});
+}
+
 void derive_straggler_slowdown(reliability::RecoverySpec& spec, const ScenarioInputs& inputs,
                                const train::StepResult& step, int threads) {
   if (!spec.straggler_gpu_speed) return;

@@ -17,6 +17,15 @@ reliability::RecoverySpec read_reliability(const core::YamlValue& block);
 // InputError naming the flag otherwise.
 void check_run_days(double days, const std::string& flag);
 
+// `--goodput` of `run` and `compare`: `days` a run the timeline can simulate (check_run_days) and a reliability: block in
+// `scenario` (`label` names it in the refusal: "the scenario", "variant k3"); InputError otherwise.
+void check_goodput_request(const Scenario& scenario, double days, const std::string& label);
+
+// The whole run's goodput of a simulated step (`step` of `inputs`): the straggler's slowdown derived where it is given
+// by a GPU speed, then reliability::simulate_goodput over the step's run facts.
+reliability::GoodputResult simulate_run_goodput(const ScenarioInputs& inputs, const train::StepResult& step, double days,
+                                                int replications, int threads);
+
 // A straggler given by its GPU's speed (reliability.stragglers.gpu_speed): the step simulated again with one GPU at that
 // speed, on the non-symmetric path the slow GPU needs (sim/parallel/gpu_speed.hpp), once per pipeline stage's worth of
 // GPUs (one GPU spread evenly in each, at most 16 runs), sets spec.straggler_slowdown to the mean ratio of the step

@@ -57,20 +57,71 @@ double whole_steps(double interval_s, double step_s) { return std::max(1.0, std:
 
 }  // namespace
 
-IntervalPoint evaluate_interval(const TimelineInputs& in, int replications, std::uint64_t seed) {
+namespace {
+
+std::vector<TimelineOutcome> replicate(const TimelineInputs& in, int replications, std::uint64_t seed) {
+  std::vector<TimelineOutcome> out;
+  out.reserve(static_cast<std::size_t>(replications));
+  for (int r = 0; r < replications; ++r) out.push_back(simulate_timeline(in, replication_seed(seed, r)));
+  return out;
+}
+
+IntervalPoint interval_point(double interval_s, double wall_s, const std::vector<TimelineOutcome>& outcomes) {
   double sum = 0, sum_sq = 0;
-  for (int r = 0; r < replications; ++r) {
-    const double e = simulate_timeline(in, replication_seed(seed, r)).useful_s / in.wall_s;
+  for (const auto& t : outcomes) {
+    const double e = t.useful_s / wall_s;
     sum += e;
     sum_sq += e * e;
   }
-  const double n = replications;
+  const double n = static_cast<double>(outcomes.size());
   IntervalPoint p;
-  p.interval_s = in.interval_s;
+  p.interval_s = interval_s;
   p.ettr_mean = sum / n;
   const double var = n > 1 ? std::max(0.0, (sum_sq - n * p.ettr_mean * p.ettr_mean) / (n - 1)) : 0;
   p.ettr_stderr = std::sqrt(var / n);
   return p;
+}
+
+// The reported interval's replications: bands, and the means per cause.
+void summarize(const std::vector<TimelineOutcome>& outcomes, double wall_s, GoodputResult& out) {
+  std::vector<double> interruptions, ettr, goodput, tokens;
+  for (const auto& t : outcomes) {
+    double n = 0;
+    for (std::size_t c = 0; c < kCauseCount; ++c) {
+      n += t.interruptions[c];
+      out.mean_interruptions[c] += t.interruptions[c];
+      out.mean_lost_work_s[c] += t.lost_work_s[c];
+      out.mean_down_s[c] += t.down_s[c];
+    }
+    out.mean_checkpoint_s += t.checkpoint_s;
+    out.mean_straggler_s += t.straggler_slow_s + t.straggler_down_s;
+    out.mean_spare_wait_s += t.spare_wait_s;
+    out.mean_stragglers += t.stragglers;
+    interruptions.push_back(n);
+    ettr.push_back(t.useful_s / wall_s);
+    goodput.push_back(t.useful_s / wall_s * out.ideal_tokens_per_s);
+    tokens.push_back(t.useful_s * out.ideal_tokens_per_s);
+  }
+  const double n = static_cast<double>(outcomes.size());
+  for (std::size_t c = 0; c < kCauseCount; ++c) {
+    out.mean_interruptions[c] /= n;
+    out.mean_lost_work_s[c] /= n;
+    out.mean_down_s[c] /= n;
+  }
+  out.mean_checkpoint_s /= n;
+  out.mean_straggler_s /= n;
+  out.mean_spare_wait_s /= n;
+  out.mean_stragglers /= n;
+  out.interruptions = band_of(interruptions);
+  out.ettr = band_of(ettr);
+  out.goodput_tokens_per_s = band_of(goodput);
+  out.tokens_trained = band_of(tokens);
+}
+
+}  // namespace
+
+IntervalPoint evaluate_interval(const TimelineInputs& in, int replications, std::uint64_t seed) {
+  return interval_point(in.interval_s, in.wall_s, replicate(in, replications, seed));
 }
 
 GoodputResult simulate_goodput(const RecoverySpec& spec, const RunFacts& facts, const GoodputOptions& options) {
@@ -114,54 +165,29 @@ GoodputResult simulate_goodput(const RecoverySpec& spec, const RunFacts& facts, 
   // The scan: Daly's interval x 2^(k/4), k = -8..8, each a whole number of steps within the run and no shorter
   // than shortest_interval_s (below it a save costs so little that the interval hardly matters).
   const double daly = std::clamp(out.daly_interval_s, shortest_interval_s, wall_s);
-  IntervalPoint best;
+  std::vector<TimelineOutcome> reported;  // the best interval's replications, kept for the report
+  double best_ettr = 0;
   for (int k = -8; k <= 8; ++k) {
     const double tau = std::min(whole_steps(std::max(daly * std::exp2(k / 4.0), shortest_interval_s), facts.step_time_s), wall_s);
     if (!out.scan.empty() && tau <= out.scan.back().interval_s) continue;
     auto in = base;
     in.interval_s = tau;
-    out.scan.push_back(evaluate_interval(in, options.replications, options.seed));
-    if (out.scan.size() == 1 || out.scan.back().ettr_mean > best.ettr_mean) best = out.scan.back();
+    auto outcomes = replicate(in, options.replications, options.seed);
+    out.scan.push_back(interval_point(tau, wall_s, outcomes));
+    if (out.scan.size() == 1 || out.scan.back().ettr_mean > best_ettr) {
+      best_ettr = out.scan.back().ettr_mean;
+      out.optimum_interval_s = tau;
+      reported = std::move(outcomes);
+    }
   }
-  out.optimum_interval_s = best.interval_s;
   out.interval_given = spec.checkpoint_interval_s.has_value();
   out.interval_s = out.interval_given ? whole_steps(*spec.checkpoint_interval_s, facts.step_time_s) : out.optimum_interval_s;
-
-  auto in = base;
-  in.interval_s = out.interval_s;
-  std::vector<double> interruptions, ettr, goodput, tokens;
-  for (int r = 0; r < options.replications; ++r) {
-    const auto t = simulate_timeline(in, replication_seed(options.seed, r));
-    double n = 0;
-    for (std::size_t c = 0; c < kCauseCount; ++c) {
-      n += t.interruptions[c];
-      out.mean_interruptions[c] += t.interruptions[c];
-      out.mean_lost_work_s[c] += t.lost_work_s[c];
-      out.mean_down_s[c] += t.down_s[c];
-    }
-    out.mean_checkpoint_s += t.checkpoint_s;
-    out.mean_straggler_s += t.straggler_slow_s + t.straggler_down_s;
-    out.mean_spare_wait_s += t.spare_wait_s;
-    out.mean_stragglers += t.stragglers;
-    interruptions.push_back(n);
-    ettr.push_back(t.useful_s / wall_s);
-    goodput.push_back(t.useful_s / wall_s * out.ideal_tokens_per_s);
-    tokens.push_back(t.useful_s * out.ideal_tokens_per_s);
+  if (out.interval_s != out.optimum_interval_s) {
+    auto in = base;
+    in.interval_s = out.interval_s;
+    reported = replicate(in, options.replications, options.seed);
   }
-  const double n = options.replications;
-  for (std::size_t c = 0; c < kCauseCount; ++c) {
-    out.mean_interruptions[c] /= n;
-    out.mean_lost_work_s[c] /= n;
-    out.mean_down_s[c] /= n;
-  }
-  out.mean_checkpoint_s /= n;
-  out.mean_straggler_s /= n;
-  out.mean_spare_wait_s /= n;
-  out.mean_stragglers /= n;
-  out.interruptions = band_of(interruptions);
-  out.ettr = band_of(ettr);
-  out.goodput_tokens_per_s = band_of(goodput);
-  out.tokens_trained = band_of(tokens);
+  summarize(reported, wall_s, out);
   return out;
 }
 
